@@ -1,0 +1,33 @@
+# privamp — two commands do all the set-up (see README.md):
+#   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
+#   make test   create .venv/ if missing, install privamp (+ test extras), run ruff and pytest
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+DEMO_OUT ?= demo-output
+
+.PHONY: demo test lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-plots: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[plots]'
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed-plots
+	$(PY) examples/demo.py --out $(DEMO_OUT)
+
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check src tests examples benchmarks
+
+test: lint
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis

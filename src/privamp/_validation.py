@@ -1,0 +1,246 @@
+"""Declarative parameter validation.
+
+One helper per kind of value, each taking the parameter's name and an interval written the way a
+mathematician writes it: ``check_real("sigma", sigma, "(0, inf)")``. The interval string is the
+whole rule:
+
+* brackets say whether an end point is included: ``"[0, 1]"``, ``"(0, 1]"``;
+* ``inf`` as an end point means unbounded; a *closed* infinite end (``"[0, inf]"``) admits the
+  value ``inf`` itself, an open one (``"[0, inf)"``) does not;
+* NaN is never admissible.
+
+Every failure raises :class:`~privamp.errors.InvalidParameterError` (or its subclass
+:class:`~privamp.errors.InvalidTypeError` for wrong types) naming the parameter, the rule and the
+value. Booleans are rejected where numbers are expected: ``True`` is not a sampling rate.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+import numbers
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .errors import InvalidParameterError, InvalidTypeError
+
+__all__ = [
+    "Interval",
+    "check_choice",
+    "check_enum",
+    "check_int",
+    "check_pmf",
+    "check_real",
+    "check_real_array",
+    "check_rng",
+]
+
+E = TypeVar("E", bound=enum.Enum)
+
+_INTERVAL_RE = re.compile(r"^\s*([\[(])\s*([^,\s]+)\s*,\s*([^\s\])]+)\s*([\])])\s*$")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A real interval with open or closed, possibly infinite, end points."""
+
+    low: float
+    high: float
+    low_closed: bool
+    high_closed: bool
+
+    @staticmethod
+    @functools.lru_cache(maxsize=256)
+    def parse(text: str) -> Interval:
+        """Parse ``"[a, b)"``-style notation; ``inf`` / ``-inf`` are the infinite ends."""
+        match = _INTERVAL_RE.match(text)
+        if match is None:
+            raise ValueError(f"malformed interval {text!r}")
+        left, low, high, right = match.groups()
+        interval = Interval(float(low), float(high), left == "[", right == "]")
+        if math.isnan(interval.low) or math.isnan(interval.high) or interval.low > interval.high:
+            raise ValueError(f"malformed interval {text!r}")
+        return interval
+
+    def contains(self, x: Any) -> Any:
+        """Element-wise membership test (NaN is never a member)."""
+        x = np.asarray(x, dtype=float)
+        above = (x >= self.low) if self.low_closed else (x > self.low)
+        below = (x <= self.high) if self.high_closed else (x < self.high)
+        return above & below
+
+    def __str__(self) -> str:
+        def fmt(v: float) -> str:
+            if math.isinf(v):
+                return "inf" if v > 0 else "-inf"
+            return f"{v:g}"
+
+        return (
+            f"{'[' if self.low_closed else '('}{fmt(self.low)}, "
+            f"{fmt(self.high)}{']' if self.high_closed else ')'}"
+        )
+
+
+def _as_interval(interval: str | Interval) -> Interval:
+    return interval if isinstance(interval, Interval) else Interval.parse(interval)
+
+
+def _is_real_scalar(value: Any) -> bool:
+    if isinstance(value, bool | np.bool_):
+        return False
+    return isinstance(value, numbers.Real) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
+    )
+
+
+def check_real(name: str, value: Any, interval: str | Interval = "(-inf, inf)") -> float:
+    """Validate a real scalar and return it as a Python ``float``.
+
+    >>> check_real("sigma", 2, "(0, inf)")
+    2.0
+    >>> check_real("sigma", -1.0, "(0, inf)")
+    Traceback (most recent call last):
+    ...
+    privamp.errors.InvalidParameterError: sigma must be a real number in (0, inf); got -1.0
+    """
+    iv = _as_interval(interval)
+    rule = f"a real number in {iv}"
+    if not _is_real_scalar(value):
+        raise InvalidTypeError(name, rule, value)
+    v = float(value)
+    if math.isnan(v):
+        raise InvalidParameterError(name, rule, v, detail="NaN is not a number")
+    if not bool(iv.contains(v)):
+        raise InvalidParameterError(name, rule, v)
+    return v
+
+
+def check_real_array(
+    name: str,
+    value: Any,
+    interval: str | Interval = "(-inf, inf)",
+    *,
+    ndim: int | None = None,
+    nonempty: bool = True,
+) -> np.ndarray:
+    """Validate an array-like of reals (every element in ``interval``); return a float array.
+
+    Scalars are accepted and returned as 0-d arrays unless ``ndim`` asks otherwise.
+
+    >>> check_real_array("eps", [0.0, 1.0], "[0, inf]")
+    array([0., 1.])
+    """
+    iv = _as_interval(interval)
+    rule = f"real number(s) in {iv}"
+    if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
+        raise InvalidTypeError(name, rule, value)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged nested lists and the like
+        raise InvalidTypeError(name, rule, value) from exc
+    if arr.dtype.kind not in "iuf":
+        raise InvalidTypeError(name, rule, value)
+    arr = arr.astype(float, copy=False)
+    if ndim is not None and arr.ndim != ndim:
+        raise InvalidParameterError(name, f"a {ndim}-dimensional array of {rule}", value)
+    if nonempty and arr.size == 0:
+        raise InvalidParameterError(name, f"a non-empty array of {rule}", value)
+    bad = ~iv.contains(arr)
+    if np.any(bad):
+        first = arr[bad].flat[0]
+        detail = "NaN is not a number" if math.isnan(first) else None
+        raise InvalidParameterError(name, rule, float(first), detail=detail)
+    return arr
+
+
+def check_int(name: str, value: Any, interval: str | Interval = "[0, inf)") -> int:
+    """Validate an integer (an integral float such as ``10.0`` is accepted) and return an ``int``.
+
+    >>> check_int("n", 10.0, "[1, inf)")
+    10
+    """
+    iv = _as_interval(interval)
+    rule = f"an integer in {iv}"
+    if isinstance(value, bool | np.bool_):
+        raise InvalidTypeError(name, rule, value)
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif _is_real_scalar(value):
+        f = float(value)
+        if not math.isfinite(f) or not f.is_integer():
+            raise InvalidParameterError(name, rule, f)
+        v = int(f)
+    else:
+        raise InvalidTypeError(name, rule, value)
+    if not bool(iv.contains(float(v))):
+        raise InvalidParameterError(name, rule, v)
+    return v
+
+
+def check_enum(name: str, value: Any, enum_type: type[E]) -> E:
+    """Accept an enum member, or a string naming one (via ``enum_type.parse`` if it has one)."""
+    if isinstance(value, enum_type):
+        return value
+    choices = ", ".join(repr(m.value) for m in enum_type)
+    rule = f"one of {choices}"
+    if isinstance(value, str):
+        parse = getattr(enum_type, "parse", None)
+        if parse is not None:
+            return parse(value, name=name)
+        for member in enum_type:
+            if value == member.value or value.upper() == member.name:
+                return member
+        raise InvalidParameterError(name, rule, value)
+    raise InvalidTypeError(name, rule, value)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """Validate that a string is one of ``choices``."""
+    options = tuple(choices)
+    rule = "one of " + ", ".join(repr(c) for c in options)
+    if not isinstance(value, str):
+        raise InvalidTypeError(name, rule, value)
+    if value not in options:
+        raise InvalidParameterError(name, rule, value)
+    return value
+
+
+def check_pmf(name: str, value: Any, *, measure: bool = False, atol: float = 1e-9) -> np.ndarray:
+    """Validate a probability vector (or, with ``measure=True``, a finite non-negative measure).
+
+    A probability vector must sum to 1 within ``atol``; its entries are returned unchanged
+    (privamp never renormalises silently).
+    """
+    arr = check_real_array(name, value, "[0, inf)", ndim=1)
+    if not measure:
+        total = math.fsum(arr.tolist())
+        if abs(total - 1.0) > atol:
+            raise InvalidParameterError(
+                name, f"a probability vector (entries >= 0 summing to 1 within {atol:g})",
+                total, detail="this is its sum",
+            )
+    return arr
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    """Accept a :class:`numpy.random.Generator`, a seed for ``default_rng``, or ``None`` (fresh
+    OS entropy). Legacy global-state ``RandomState`` objects are refused.
+
+    >>> isinstance(check_rng(1), np.random.Generator)
+    True
+    """
+    rule = "a numpy.random.Generator, an integer seed or None"
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, bool | np.bool_):
+        raise InvalidTypeError("rng", rule, rng)
+    if rng is None or isinstance(rng, int | np.integer | np.random.SeedSequence):
+        if isinstance(rng, int | np.integer) and rng < 0:
+            raise InvalidParameterError("rng", "a non-negative integer seed", rng)
+        return np.random.default_rng(rng)
+    raise InvalidTypeError("rng", rule, rng)

@@ -1,0 +1,104 @@
+"""Typed exceptions raised by privamp.
+
+Every exception privamp raises on purpose derives from :class:`PrivampError`, so callers can catch
+the whole family in one place (the command-line interface does: it turns them into exit status 2
+and a one-line message). The parameter errors also derive from the built-in ``ValueError`` /
+``TypeError`` so that generic code that expects those keeps working.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "InvalidTypeError",
+    "MissingDependencyError",
+    "NumericalError",
+    "PrivampError",
+    "UnsupportedCombinationError",
+]
+
+
+def format_value(value: Any) -> str:
+    """Short, unambiguous rendering of a (possibly NumPy) value for error messages."""
+    if isinstance(value, bool | np.bool_):
+        return repr(bool(value))
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        v = float(value)
+        return "nan" if math.isnan(v) else repr(v)
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, threshold=6, precision=6)
+        return f"array {text}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class PrivampError(Exception):
+    """Base class of every error privamp raises deliberately."""
+
+
+class InvalidParameterError(PrivampError, ValueError):
+    """A parameter is outside its admissible range (or NaN / infinite where that is meaningless).
+
+    The message names the parameter, the rule it breaks and the offending value, e.g.
+    ``sigma must be a real number in (0, inf); got -1.0``.
+
+    Attributes
+    ----------
+    parameter : str
+        Name of the offending parameter (as the Python API spells it).
+    rule : str
+        The rule, phrased to follow "must be".
+    value : object
+        The offending value.
+    """
+
+    def __init__(self, parameter: str, rule: str, value: Any, *, detail: str | None = None):
+        self.parameter = parameter
+        self.rule = rule
+        self.value = value
+        self.detail = detail
+        super().__init__(self.render(parameter))
+
+    def render(self, name: str) -> str:
+        """The message with the parameter called ``name`` (the CLI uses option names)."""
+        message = f"{name} must be {self.rule}; got {format_value(self.value)}"
+        if self.detail:
+            message += f" ({self.detail})"
+        return message
+
+
+class InvalidTypeError(InvalidParameterError, TypeError):
+    """A parameter has the wrong type (a string where a number is expected, a bool, None, ...)."""
+
+
+class UnsupportedCombinationError(PrivampError, ValueError):
+    """Two valid choices that do not go together, e.g. a sampling scheme and a relation.
+
+    The message names both sides of the mismatch.
+    """
+
+
+class NumericalError(PrivampError, ArithmeticError):
+    """A computation could not certify its result (a bracket not found, a tail not bounded).
+
+    privamp raises this rather than return a number it cannot stand behind.
+    """
+
+
+class MissingDependencyError(PrivampError, ImportError):
+    """An optional dependency (an ``extra``) is needed for this feature and is not installed."""
+
+    def __init__(self, package: str, extra: str):
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"this feature needs the optional package {package!r}; "
+            f"install it with: pip install 'privamp[{extra}]'"
+        )

@@ -1,0 +1,459 @@
+"""Privacy profiles as objects: δ(ε), log δ(ε), ε(δ), group profiles, tabulated profiles.
+
+The privacy profile of a mechanism M with respect to a neighbouring relation ≃ is (Balle, Barthe,
+Gaboardi 2018, §2)::
+
+    δ_M(ε) = sup_{x ≃ x'} D_{e^ε}(M(x) ‖ M(x')),      ε ≥ 0,
+
+the hockey-stick divergence of :mod:`privamp.divergences`. M is (ε, δ)-DP exactly when
+δ_M(ε) ≤ δ (Theorem 1). A profile is non-increasing in ε, lies in [0, 1], and — as a supremum of
+functions ``μ(E) − α μ'(E)`` that are affine in α = e^ε — is *convex in α*. privamp uses that
+convexity for pessimistic interpolation of tabulated profiles.
+
+Guarantees of every :class:`PrivacyProfile` subclass
+---------------------------------------------------
+* ``delta`` / ``log_delta`` return **upper bounds** on the true profile: closed forms are
+  evaluated in stable log-space forms and then raised by a bound on their floating-point error.
+  ``log_delta`` stays finite far below the smallest double (the Gaussian profile at θ = 0.1,
+  ε = 60 is about ``exp(-180000)``).
+* ``epsilon(delta)`` returns an ε with δ(ε) ≤ delta, found by bisection that keeps the feasible
+  end of its bracket, so it is never below the true ε(δ) (up to the profile's own safety margin).
+* ``group(k)`` is white-box when the profile knows its group behaviour and black-box otherwise.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from ._numerics import ULP, bisect_threshold, log1mexp, log_expm1, next_up
+from ._validation import check_int, check_real, check_real_array
+from .errors import InvalidParameterError, UnsupportedCombinationError
+from .relations import NeighbouringRelation
+
+__all__ = [
+    "BlackBoxGroupProfile",
+    "GroupPrivacy",
+    "PrivacyProfile",
+    "TabulatedProfile",
+    "ZeroProfile",
+]
+
+
+class GroupPrivacy(enum.Enum):
+    """How group-privacy profiles δ_k are obtained.
+
+    * ``WHITE_BOX``: from the mechanism itself (Gaussian and Laplace with sensitivity kΔ;
+      randomized response and randomized membership: δ_k = δ because the input bit changes at
+      most once however many records change).
+    * ``BLACK_BOX``: from the profile alone, by Vadhan's group-privacy lemma (Balle et al. 2018,
+      footnote 6): ``δ_k(ε) ≤ (e^ε − 1)/(e^{ε/k} − 1) · δ(ε/k)``.
+    """
+
+    WHITE_BOX = "white-box"
+    BLACK_BOX = "black-box"
+
+    @classmethod
+    def parse(cls, value, *, name: str = "group_privacy") -> GroupPrivacy:
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            key = value.strip().lower().replace("_", "-")
+            for member in cls:
+                if key == member.value or key == member.value.replace("-", ""):
+                    return member
+        raise InvalidParameterError(name, "one of 'white-box', 'black-box'", value)
+
+
+def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
+    arr = arr.reshape(like.shape)
+    return float(arr) if arr.ndim == 0 else arr
+
+
+class PrivacyProfile(abc.ABC):
+    """A privacy profile ε ↦ δ(ε) with respect to a neighbouring relation.
+
+    Subclasses implement :meth:`_log_delta` (an upper bound on log δ at ε ≥ 0, vectorised over
+    a 1-D float array that may contain ``inf``) and may override :attr:`pure_epsilon` and
+    :meth:`_white_box_group`.
+    """
+
+    #: The neighbouring relation the profile holds for.
+    relation: NeighbouringRelation = NeighbouringRelation.ADD_REMOVE
+
+    # ----------------------------------------------------------------------------------------
+    # subclass interface
+    # ----------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def _log_delta(self, eps: np.ndarray) -> np.ndarray:
+        """Upper bound on log δ(ε) for a 1-D array of ε ≥ 0 (``inf`` allowed)."""
+
+    @property
+    def pure_epsilon(self) -> float:
+        """An ε at and beyond which δ(ε) = 0 (``inf`` if the profile never reaches 0).
+
+        Never smaller than the true threshold.
+        """
+        return math.inf
+
+    @property
+    def plateau(self) -> tuple[float, float] | None:
+        """``(ε_p, δ_p)`` such that δ(ε) = δ_p *exactly* for every ε ≥ ε_p, or ``None``.
+
+        Pure ε-DP is the plateau ``(pure_epsilon, 0)``; an (ε₀, δ₀)-DP guarantee or a tabulated
+        profile has a non-zero plateau. :meth:`epsilon` uses it as a bracket end that is known
+        to be feasible without rounding (so a mechanism's own (ε₀, δ₀) inverts to ε₀).
+        """
+        pure = self.pure_epsilon
+        return (pure, 0.0) if math.isfinite(pure) else None
+
+    def _white_box_group(self, k: int) -> PrivacyProfile | None:
+        """The white-box group profile δ_k, or ``None`` when only the black-box bound is known."""
+        return None
+
+    def _mgf_tail(self, s: float, start: float) -> float | None:
+        """An upper bound on ``∫_start^∞ e^{sε} δ(ε) dε``, or ``None`` if the profile cannot
+        bound its tail (used by :func:`privamp.privacy_loss.mgf_from_profile`)."""
+        return None
+
+    # ----------------------------------------------------------------------------------------
+    # public interface
+    # ----------------------------------------------------------------------------------------
+
+    def log_delta(self, eps: Any):
+        """``log δ(ε)`` (an upper bound), vectorised; ``-inf`` where δ(ε) = 0.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            ε ≥ 0 (``inf`` allowed: δ(∞) is the probability of a distinguishing event). For ε < 0
+            use :meth:`log_delta_extended`.
+        """
+        arr = check_real_array("eps", eps, "[0, inf]")
+        out = np.minimum(self._log_delta(arr.reshape(-1)), 0.0)
+        return _scalar_or_array(out, arr)
+
+    def delta(self, eps: Any):
+        """δ(ε) (an upper bound on the profile), vectorised over ε ≥ 0.
+
+        Values below about 1e-308 underflow to 0 here; use :meth:`log_delta` for those.
+        """
+        arr = check_real_array("eps", eps, "[0, inf]")
+        out = np.exp(np.minimum(self._log_delta(arr.reshape(-1)), 0.0))
+        return _scalar_or_array(out, arr)
+
+    def log_delta_extended(self, eps: Any):
+        """``log δ(ε)`` for every real ε, with the symmetric extension to ε < 0.
+
+        For a symmetric relation, ``sup D_{e^ε}`` with e^ε < 1 equals
+        ``1 − e^ε + e^ε δ(−ε)`` (the α < 1 identity ``D_α(μ‖μ') = 1 − α + α D_{1/α}(μ'‖μ)``,
+        catalogue §3.2). Theorem 14 of Balle et al. 2018 needs it (catalogue erratum E3).
+        """
+        arr = check_real_array("eps", eps, "[-inf, inf]").reshape(-1)
+        out = np.empty(arr.shape)
+        pos = arr >= 0
+        if np.any(pos):
+            out[pos] = np.minimum(self._log_delta(arr[pos]), 0.0)
+        neg = ~pos
+        if np.any(neg):
+            e = arr[neg]
+            with np.errstate(invalid="ignore"):
+                base = np.minimum(self._log_delta(-e), 0.0)
+                val = np.logaddexp(log1mexp(e), e + base)
+            out[neg] = np.minimum(np.where(np.isneginf(e), 0.0, val), 0.0)
+        return _scalar_or_array(out, check_real_array("eps", eps, "[-inf, inf]"))
+
+    def delta_extended(self, eps: Any):
+        """δ(ε) for every real ε (see :meth:`log_delta_extended`); lies in [max(0, 1 − e^ε), 1]."""
+        return np.exp(self.log_delta_extended(eps))
+
+    @property
+    def total_variation(self) -> float:
+        """δ(0), the largest total variation distance between neighbouring output laws."""
+        return float(self.delta(0.0))
+
+    def is_dp(self, eps: float, delta: float) -> bool:
+        """Whether the profile certifies (ε, δ)-DP, i.e. δ(ε) ≤ delta (Theorem 1)."""
+        e = check_real("eps", eps, "[0, inf]")
+        d = check_real("delta", delta, "[0, 1]")
+        plateau = self.plateau
+        if plateau is not None and e >= plateau[0] and d >= plateau[1]:
+            return True
+        value = float(self._log_delta(np.array([e]))[0])
+        if d == 0.0:
+            return value == -math.inf
+        return value <= math.log(d)
+
+    def epsilon(self, delta: Any):
+        """The smallest ε with δ(ε) ≤ ``delta`` (rounded up), vectorised over ``delta``.
+
+        * ``delta >= δ(0)`` gives 0;
+        * ``delta = 0`` gives :attr:`pure_epsilon` (``inf`` if the profile never reaches 0);
+        * a profile that stays above ``delta`` for every finite ε gives ``inf``.
+
+        The result is found by bisection on ``log δ(ε) ≤ log delta`` that always returns the
+        feasible end of its bracket (a plateau end point, see :attr:`plateau`, is feasible by
+        definition), so ``δ(result) ≤ delta`` holds for the profile as computed — itself an upper
+        bound on the truth: the result is never below the true ε(δ).
+        """
+        d = check_real_array("delta", delta, "[0, 1]")
+        flat = d.reshape(-1)
+        out = np.zeros(flat.shape)
+        # compare in log space, with log(delta) rounded down (safe side)
+        with np.errstate(divide="ignore"):
+            log_target = np.log(flat)
+        log_target = log_target - 4 * ULP * (1.0 + np.abs(log_target))
+        log_d0 = float(self._log_delta(np.zeros(1))[0])
+        plateau = self.plateau
+        todo = flat < 1.0
+        todo &= ~(log_target >= log_d0)  # δ(0) ≤ delta: ε = 0
+        if plateau is not None and plateau[0] == 0.0:
+            todo &= flat < plateau[1]
+        if np.any(todo):
+            out[todo] = self._invert(flat[todo], log_target[todo], plateau)
+        return _scalar_or_array(out, d)
+
+    def _invert(self, target, log_target, plateau) -> np.ndarray:
+        """ε with log δ(ε) ≤ log_target for targets below δ(0); ``inf`` where unreachable."""
+        n = target.size
+        lo = np.zeros(n)
+        hi = np.full(n, np.inf)
+        if plateau is not None:
+            eps_p, delta_p = plateau
+            reachable = target >= delta_p
+            hi[reachable] = eps_p  # feasible by definition of the plateau
+        else:
+            # bracket by doubling up to 2^40; beyond that the answer is reported as inf
+            open_ = np.ones(n, dtype=bool)
+            trial = np.ones(n)
+            for _ in range(41):
+                idx = np.flatnonzero(open_)
+                if idx.size == 0:
+                    break
+                ok = self._log_delta(trial[idx]) <= log_target[idx]
+                hi[idx[ok]] = trial[idx[ok]]
+                open_[idx[ok]] = False
+                still = idx[~ok]
+                lo[still] = trial[still]
+                trial[still] = 2.0 * trial[still]
+        sel = np.flatnonzero(np.isfinite(hi))
+        if sel.size:
+            targets = log_target[sel]
+
+            def feasible(x, idx):
+                return self._log_delta(x) <= targets[idx]
+
+            hi[sel] = bisect_threshold(feasible, lo[sel], hi[sel])
+        return hi
+
+    def group(self, k: int, method: GroupPrivacy | str | None = None) -> PrivacyProfile:
+        """The group-privacy profile δ_k: neighbours at path distance ≤ k (δ_1 = δ).
+
+        Parameters
+        ----------
+        k : int
+            Group size, k ≥ 1.
+        method : GroupPrivacy or str, optional
+            ``"white-box"`` (the mechanism's own group profile; raises
+            :class:`~privamp.errors.UnsupportedCombinationError` if unknown), ``"black-box"``
+            (Vadhan's bound from the profile alone), or ``None``: white-box where available,
+            black-box otherwise.
+        """
+        k = check_int("k", k, "[1, inf)")
+        method = None if method is None else GroupPrivacy.parse(method)
+        if k == 1:
+            return self
+        if method is not GroupPrivacy.BLACK_BOX:
+            white = self._white_box_group(k)
+            if white is not None:
+                return white
+            if method is GroupPrivacy.WHITE_BOX:
+                raise UnsupportedCombinationError(
+                    f"white-box group privacy is not known for {self!r}; use 'black-box'"
+                )
+        return BlackBoxGroupProfile(self, k)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(relation={self.relation.value!r})"
+
+
+class ZeroProfile(PrivacyProfile):
+    """The profile of a mechanism whose output does not depend on its input: δ ≡ 0."""
+
+    def __init__(self, relation: NeighbouringRelation | str = NeighbouringRelation.ADD_REMOVE):
+        self.relation = NeighbouringRelation.parse(relation)
+
+    def _log_delta(self, eps):
+        return np.full(eps.shape, -np.inf)
+
+    @property
+    def pure_epsilon(self) -> float:
+        return 0.0
+
+    def _white_box_group(self, k):
+        return self
+
+    def _mgf_tail(self, s, start):
+        return 0.0
+
+
+# -------------------------------------------------------------------------------------------
+# black-box group privacy
+# -------------------------------------------------------------------------------------------
+
+#: ε grid on which the black-box group bound is minimised from the left (see below).
+_GROUP_GRID = np.unique(
+    np.concatenate([np.linspace(0.0, 10.0, 2001), np.geomspace(10.0, 1e4, 1201)])
+)
+
+
+class BlackBoxGroupProfile(PrivacyProfile):
+    """Group-privacy profile δ_k from δ alone (Vadhan 2017, Lemma 2.2; Balle et al. 2018, fn. 6).
+
+    ``V(ε) = (e^ε − 1)/(e^{ε/k} − 1) · δ(ε/k)`` (``= k δ(0)`` at ε = 0) bounds δ_k(ε) pointwise.
+    V need not be monotone (it grows once δ reaches a plateau, as for a generic (ε₀, δ₀)-DP
+    mechanism), while δ_k is non-increasing, so every V(ε') with ε' ≤ ε also bounds δ_k(ε). The
+    profile returned is ``min(1, V(ε), min{V(g) : g ∈ G, g ≤ ε})`` for a fixed fine grid G: a valid
+    bound everywhere, equal to the paper's formula wherever V is non-increasing (as it is for the
+    Gaussian and Laplace profiles), and much tighter where it is not.
+    """
+
+    def __init__(self, base: PrivacyProfile, k: int):
+        if not isinstance(base, PrivacyProfile):
+            raise InvalidParameterError("base", "a PrivacyProfile", base)
+        self.base = base
+        self.k = check_int("k", k, "[1, inf)")
+        self.relation = base.relation
+
+    def _log_vadhan(self, eps: np.ndarray) -> np.ndarray:
+        k = self.k
+        u = eps / k
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_sum = np.where(u > 0, log_expm1(eps) - log_expm1(u), math.log(k))
+            # relative error of the two log_expm1 and the division: a few ulp
+            log_sum = np.where(np.isinf(u), np.inf, log_sum) + 8 * ULP * (1 + np.abs(log_sum))
+            base = self.base._log_delta(u)
+            out = log_sum + base
+        out = np.where(np.isneginf(base), -np.inf, out)
+        return np.minimum(out, 0.0)
+
+    @functools.cached_property
+    def _running_min(self) -> np.ndarray:
+        return np.minimum.accumulate(self._log_vadhan(_GROUP_GRID))
+
+    def _log_delta(self, eps):
+        direct = self._log_vadhan(eps)
+        idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
+        envelope = self._running_min[np.clip(idx, 0, None)]
+        return np.minimum(direct, envelope)
+
+    @property
+    def pure_epsilon(self) -> float:
+        return float(next_up(self.k * self.base.pure_epsilon))
+
+    def _white_box_group(self, k):
+        return None
+
+    def group(self, k: int, method=None) -> PrivacyProfile:
+        k = check_int("k", k, "[1, inf)")
+        if k == 1:
+            return self
+        if method is not None and GroupPrivacy.parse(method) is GroupPrivacy.WHITE_BOX:
+            raise UnsupportedCombinationError(
+                f"white-box group privacy is not known for {self!r}; use 'black-box'"
+            )
+        return BlackBoxGroupProfile(self.base, self.k * k)
+
+    def __repr__(self) -> str:
+        return f"BlackBoxGroupProfile({self.base!r}, k={self.k})"
+
+
+# -------------------------------------------------------------------------------------------
+# tabulated profiles
+# -------------------------------------------------------------------------------------------
+
+
+class TabulatedProfile(PrivacyProfile):
+    """A privacy profile known at finitely many points, interpolated pessimistically.
+
+    Parameters
+    ----------
+    eps : array_like
+        Strictly increasing, finite, non-negative ε values.
+    delta : array_like
+        Upper bounds on δ(ε) at those points, in [0, 1]. If they are not non-increasing they
+        are replaced by their running minimum (valid: δ is non-increasing).
+    relation : NeighbouringRelation or str
+        The relation the values hold for.
+
+    Interpolation (every value returned is an upper bound given upper bounds at the nodes):
+
+    * between nodes, the chord in α = e^ε: a profile is convex in α, so it lies below its chords,
+      and below the chord of upper bounds;
+    * before the first node ε₀: ``min(1, δ₀ + e^{ε₀} − e^ε)`` (the slope of δ in α is ≥ −1);
+    * after the last node: the last value (δ is non-increasing).
+
+    Group profiles are black-box.
+
+    >>> t = TabulatedProfile([0.0, 1.0, 2.0], [0.5, 0.2, 0.0])
+    >>> float(t.delta(1.0)), t.pure_epsilon
+    (0.2, 2.0)
+    """
+
+    def __init__(self, eps: Any, delta: Any, relation=NeighbouringRelation.ADD_REMOVE):
+        e = check_real_array("eps", eps, "[0, inf)", ndim=1)
+        d = check_real_array("delta", delta, "[0, 1]", ndim=1)
+        if e.size != d.size:
+            raise InvalidParameterError("delta", f"an array of the same length as eps ({e.size})",
+                                        d.size)
+        if np.any(np.diff(e) <= 0):
+            raise InvalidParameterError("eps", "strictly increasing", e)
+        self.relation = NeighbouringRelation.parse(relation)
+        self.eps = e.copy()
+        self.deltas = np.minimum.accumulate(d)
+        self.eps.setflags(write=False)
+        self.deltas.setflags(write=False)
+
+    @property
+    def pure_epsilon(self) -> float:
+        zero = np.flatnonzero(self.deltas == 0.0)
+        return float(self.eps[zero[0]]) if zero.size else math.inf
+
+    @property
+    def plateau(self):
+        # constant at and after the first node that attains the last value
+        first = int(np.flatnonzero(self.deltas == self.deltas[-1])[0])
+        return (float(self.eps[first]), float(self.deltas[-1]))
+
+    def _log_delta(self, eps):
+        e, d = self.eps, self.deltas
+        out = np.empty(eps.shape)
+        idx = np.searchsorted(e, eps, side="right") - 1  # node at or left of eps
+        before = idx < 0
+        after = idx >= e.size - 1
+        inside = ~before & ~after
+        with np.errstate(divide="ignore", over="ignore"):
+            if np.any(before):
+                x = eps[before]
+                # δ₀ + e^{ε₀} − e^ε = δ₀ + e^ε (e^{ε₀−ε} − 1)
+                val = d[0] + np.exp(x) * np.expm1(e[0] - x)
+                out[before] = np.log(np.minimum(1.0, val * (1 + 4 * ULP)))
+            if np.any(after):
+                out[after] = np.log(d[-1])
+            if np.any(inside):
+                i = idx[inside]
+                x = eps[inside]
+                t = np.expm1(x - e[i]) / np.expm1(e[i + 1] - e[i])  # position in α
+                val = d[i] - (d[i] - d[i + 1]) * t
+                val = np.minimum(d[i], val + 4 * ULP * d[i])
+                out[inside] = np.log(val)
+        return out
+
+    def __repr__(self) -> str:
+        return f"TabulatedProfile({self.eps.size} points, relation={self.relation.value!r})"
