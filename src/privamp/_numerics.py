@@ -44,6 +44,7 @@ __all__ = [
     "logsumexp_signed",
     "mul_up",
     "next_up",
+    "round_down_log",
     "round_up_log",
 ]
 
@@ -265,13 +266,32 @@ def mul_up(a: float, b: float) -> float:
     return p
 
 
-def round_up_log(log_value, relative_error):
-    """Raise a log-value by ``relative_error`` (a bound on the relative error of the value).
+def round_up_log(log_value, relative_error=0.0, *, ulps: float = 8.0):
+    """Raise log-values to upper bounds: ``log v + ulps·ULP·(1 + |log v|) + relative_error``.
 
-    ``log(v (1 + r)) <= log v + r``, so adding ``r`` to the log makes the value an upper bound
-    when the computed value is within relative error ``r`` of the truth.
+    ``ulps·ULP·(1 + |log v|)`` covers the absolute rounding error of a computed logarithm (it
+    grows with its magnitude); ``relative_error`` is a bound on the relative error of v itself
+    (``log(v (1 + r)) ≤ log v + r``). Infinite values are returned unchanged, so ``log 0 = -inf``
+    stays exactly zero.
+
+    >>> float(round_up_log(-1.0)) > -1.0, float(round_up_log(-np.inf))
+    (True, -inf)
     """
-    return np.asarray(log_value) + np.asarray(relative_error)
+    v = np.asarray(log_value, dtype=float)
+    with np.errstate(invalid="ignore"):
+        up = v + ulps * ULP * (1.0 + np.abs(v)) + relative_error
+    out = np.where(np.isfinite(v), up, v)
+    return out[()] if out.ndim == 0 else out
+
+
+def round_down_log(log_value, *, ulps: float = 4.0):
+    """Lower log-values by ``ulps·ULP·(1 + |log v|)`` (infinities unchanged): used for targets,
+    so that "computed ≤ target" implies "exact ≤ target"."""
+    v = np.asarray(log_value, dtype=float)
+    with np.errstate(invalid="ignore"):
+        down = v - ulps * ULP * (1.0 + np.abs(v))
+    out = np.where(np.isfinite(v), down, v)
+    return out[()] if out.ndim == 0 else out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import integrate, special
+from scipy import integrate, optimize, special
 
-from ._numerics import ULP, log1mexp, logsumexp_signed
+from ._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
 from ._validation import check_int, check_pmf, check_real, check_real_array
 from .errors import InvalidParameterError
 
@@ -86,7 +86,10 @@ def _exponents(lp: np.ndarray, lq: np.ndarray, eps: np.ndarray, round_up: bool) 
     with np.errstate(invalid="ignore"):
         x = eps[:, None] + (lq - lp)[None, :]
         if round_up:
-            err = 4 * ULP * (1.0 + np.abs(eps)[:, None] + (np.abs(lq) + np.abs(lp))[None, :])
+            # |fl(x) − x| ≤ 2 ulp (|x| + |log p| + |log q|); log q − log p is exactly 0 when
+            # p(z) = q(z) (same function of the same float), leaving only ε's rounding
+            logs = np.where(lq == lp, 0.0, np.abs(lq) + np.abs(lp))
+            err = 2 * ULP * (np.abs(x) + logs[None, :])
             x = x - np.where(np.isfinite(x), err, 0.0)
     x = np.where(np.isneginf(lq)[None, :], -np.inf, x)  # α·0 = 0 for every α, even α = ∞
     return np.minimum(x, 0.0)
@@ -168,7 +171,7 @@ def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False):
         out[start : start + step] = vals
     if round_up:
         n = max(int(mask.sum()), 2)
-        out = out + (6.0 + math.ceil(math.log2(n))) * ULP + 2 * ULP * np.abs(out)
+        out = round_up_log(out, (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
     out = out.reshape(eps_arr.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -231,8 +234,11 @@ def hockey_stick_density(
     lower, upper : float
         Integration domain.
     points : sequence of float, optional
-        Break points (kinks, the crossing point ``p = e^ε q`` if known) passed to quad on finite
-        domains; improves accuracy.
+        Where the densities live (their modes, known kinks). On a finite domain privamp also
+        partitions it uniformly and locates the kinks ``p = e^ε q`` on a fine grid; on an
+        infinite one the points delimit a finite window integrated with those break points,
+        and the two tails are integrated separately. Quadrature over a wide domain without
+        such points can miss a narrow bump while reporting a tiny error.
 
     Examples
     --------
@@ -269,17 +275,71 @@ def hockey_stick_density(
         lq = float(logq(z))
         return math.exp(lp) * -math.expm1(min(0.0, e + lq - lp))
 
-    finite = math.isfinite(lo) and math.isfinite(hi)
+    user_points = [] if points is None else [float(x) for x in np.atleast_1d(points)]
     values = np.empty(eps_arr.size)
     errors = np.empty(eps_arr.size)
     for i, e in enumerate(eps_arr.reshape(-1)):
-        kwargs = {"epsabs": epsabs, "epsrel": epsrel, "limit": limit}
-        if points is not None and finite:
-            kwargs["points"] = [x for x in np.atleast_1d(points) if lo < x < hi]
-        val, err = integrate.quad(integrand, lo, hi, args=(float(e),), **kwargs)
+        val, err = _integrate_hockey(integrand, logp, logq, float(e), lo, hi, user_points,
+                                     epsabs=epsabs, epsrel=epsrel, limit=limit)
         values[i], errors[i] = val, err
     shape = eps_arr.shape
     return QuadratureResult(values.reshape(shape)[()], errors.reshape(shape)[()])
+
+
+def _break_points(logp, logq, e: float, lo: float, hi: float, user: list[float]) -> list[float]:
+    """Break points for quad on a finite [lo, hi]: a uniform partition, the user's points, and
+    the kinks where p = e^ε q, located on a fine grid. Adaptive quadrature over a wide domain
+    without them can miss a narrow bump entirely while reporting a tiny error."""
+    grid = np.linspace(lo, hi, 4097)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = _evaluate_on_grid(logp, grid) - (e + _evaluate_on_grid(logq, grid))
+    sign = np.sign(np.nan_to_num(g, nan=0.0, posinf=1.0, neginf=-1.0))
+    kinks = []
+    for j in np.flatnonzero(sign[:-1] != sign[1:]):
+        a, b = grid[j], grid[j + 1]
+        if np.isfinite(g[j]) and np.isfinite(g[j + 1]) and g[j] * g[j + 1] < 0:
+            def crossing(z, _e=e):
+                return float(logp(z)) - (_e + float(logq(z)))
+
+            kinks.append(optimize.brentq(crossing, a, b, xtol=1e-15, rtol=4 * ULP))
+        else:
+            kinks.append(0.5 * (a + b))
+    pts = np.concatenate([np.linspace(lo, hi, 65)[1:-1], kinks, user])
+    return sorted({float(x) for x in pts if lo < x < hi})
+
+
+def _evaluate_on_grid(func, grid: np.ndarray) -> np.ndarray:
+    """``func`` on every grid point: one vectorised call when it accepts arrays, else a loop."""
+    try:
+        values = np.asarray(func(grid), dtype=float)
+        if values.shape == grid.shape:
+            return values
+    except (TypeError, ValueError):
+        pass
+    return np.array([float(func(z)) for z in grid])
+
+
+def _integrate_hockey(integrand, logp, logq, e, lo, hi, user, **kwargs):
+    if math.isfinite(lo) and math.isfinite(hi):
+        pts = _break_points(logp, logq, e, lo, hi, user)
+        return integrate.quad(integrand, lo, hi, args=(e,), points=pts, **kwargs)
+    inner = [x for x in user if lo < x < hi]
+    if not inner:
+        return integrate.quad(integrand, lo, hi, args=(e,), **kwargs)
+    a, b = min(inner), max(inner)
+    if a == b:
+        a, b = a - 1.0, b + 1.0
+    val, err = 0.0, 0.0
+    if lo < a:
+        v, r = integrate.quad(integrand, lo, a, args=(e,), **kwargs)
+        val, err = val + v, err + r
+    v, r = integrate.quad(integrand, a, b, args=(e,),
+                          points=_break_points(logp, logq, e, a, b, inner), **kwargs)
+    val, err = val + v, err + r
+    if b < hi:
+        v, r = integrate.quad(integrand, b, hi, args=(e,), **kwargs)
+        val, err = val + v, err + r
+    return val, err
 
 
 def kl_divergence(p: Any, q: Any) -> float:

@@ -180,8 +180,9 @@ class DiscretePrivacyLoss(PrivacyLoss):
 
     def __init__(self, p: Any, q: Any):
         self.p, self.q, self.support = align(p, q)
-        with np.errstate(divide="ignore"):
-            self._loss = np.log(self.p) - np.log(self.q)  # +inf where q = 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # +inf where q = 0 < p, −inf where p = 0 < q (NaN where both are 0: never used)
+            self._loss = np.log(self.p) - np.log(self.q)
 
     def _sf(self, t):
         mask = self.p > 0

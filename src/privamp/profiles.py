@@ -31,7 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from ._numerics import ULP, bisect_threshold, log1mexp, log_expm1, next_up
+from ._numerics import (
+    ULP,
+    bisect_threshold,
+    log1mexp,
+    log_expm1,
+    next_up,
+    round_down_log,
+    round_up_log,
+)
 from ._validation import check_int, check_real, check_real_array
 from .errors import InvalidParameterError, UnsupportedCombinationError
 from .relations import NeighbouringRelation
@@ -188,7 +196,8 @@ class PrivacyProfile(abc.ABC):
         value = float(self._log_delta(np.array([e]))[0])
         if d == 0.0:
             return value == -math.inf
-        return value <= math.log(d)
+        # either comparison is safe: log δ carries a margin larger than the rounding of exp/log
+        return value <= math.log(d) or d >= math.exp(min(value, 0.0))
 
     def epsilon(self, delta: Any):
         """The smallest ε with δ(ε) ≤ ``delta`` (rounded up), vectorised over ``delta``.
@@ -208,11 +217,13 @@ class PrivacyProfile(abc.ABC):
         # compare in log space, with log(delta) rounded down (safe side)
         with np.errstate(divide="ignore"):
             log_target = np.log(flat)
-        log_target = log_target - 4 * ULP * (1.0 + np.abs(log_target))
+        log_target = round_down_log(log_target)
         log_d0 = float(self._log_delta(np.zeros(1))[0])
         plateau = self.plateau
         todo = flat < 1.0
-        todo &= ~(log_target >= log_d0)  # δ(0) ≤ delta: ε = 0
+        # δ(0) ≤ delta gives ε = 0. Comparing with the reported δ(0) = exp(log δ(0)) is safe:
+        # log δ(0) carries a margin of several ulp, more than the rounding of exp.
+        todo &= ~((log_target >= log_d0) | (flat >= math.exp(log_d0)))
         if plateau is not None and plateau[0] == 0.0:
             todo &= flat < plateau[1]
         if np.any(todo):
@@ -336,8 +347,8 @@ class BlackBoxGroupProfile(PrivacyProfile):
         u = eps / k
         with np.errstate(invalid="ignore", divide="ignore"):
             log_sum = np.where(u > 0, log_expm1(eps) - log_expm1(u), math.log(k))
-            # relative error of the two log_expm1 and the division: a few ulp
-            log_sum = np.where(np.isinf(u), np.inf, log_sum) + 8 * ULP * (1 + np.abs(log_sum))
+            # the two log_expm1 and their difference: a few ulp of their magnitude
+            log_sum = round_up_log(np.where(np.isinf(u), np.inf, log_sum))
             base = self.base._log_delta(u)
             out = log_sum + base
         out = np.where(np.isneginf(base), -np.inf, out)
@@ -402,7 +413,7 @@ class TabulatedProfile(PrivacyProfile):
     Group profiles are black-box.
 
     >>> t = TabulatedProfile([0.0, 1.0, 2.0], [0.5, 0.2, 0.0])
-    >>> float(t.delta(1.0)), t.pure_epsilon
+    >>> round(float(t.delta(1.0)), 12), t.pure_epsilon
     (0.2, 2.0)
     """
 
@@ -433,27 +444,26 @@ class TabulatedProfile(PrivacyProfile):
 
     def _log_delta(self, eps):
         e, d = self.eps, self.deltas
-        out = np.empty(eps.shape)
+        val = np.empty(eps.shape)
         idx = np.searchsorted(e, eps, side="right") - 1  # node at or left of eps
         before = idx < 0
         after = idx >= e.size - 1
         inside = ~before & ~after
-        with np.errstate(divide="ignore", over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             if np.any(before):
                 x = eps[before]
                 # δ₀ + e^{ε₀} − e^ε = δ₀ + e^ε (e^{ε₀−ε} − 1)
-                val = d[0] + np.exp(x) * np.expm1(e[0] - x)
-                out[before] = np.log(np.minimum(1.0, val * (1 + 4 * ULP)))
-            if np.any(after):
-                out[after] = np.log(d[-1])
+                val[before] = np.minimum(1.0, (d[0] + np.exp(x) * np.expm1(e[0] - x))
+                                         * (1 + 4 * ULP))
+            val[after] = d[-1]
             if np.any(inside):
                 i = idx[inside]
                 x = eps[inside]
                 t = np.expm1(x - e[i]) / np.expm1(e[i + 1] - e[i])  # position in α
-                val = d[i] - (d[i] - d[i + 1]) * t
-                val = np.minimum(d[i], val + 4 * ULP * d[i])
-                out[inside] = np.log(val)
-        return out
+                chord = d[i] - (d[i] - d[i + 1]) * t
+                val[inside] = np.minimum(d[i], chord + 4 * ULP * d[i])
+        with np.errstate(divide="ignore"):
+            return round_up_log(np.log(val))
 
     def __repr__(self) -> str:
         return f"TabulatedProfile({self.eps.size} points, relation={self.relation.value!r})"

@@ -31,7 +31,15 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._numerics import ULP, bisect_threshold, div_up, log1mexp, mul_up
+from .._numerics import (
+    ULP,
+    bisect_threshold,
+    div_up,
+    log1mexp,
+    mul_up,
+    round_down_log,
+    round_up_log,
+)
 from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import GaussianPrivacyLoss
@@ -84,7 +92,7 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             err_d = _SAFE * (1.0 + np.abs(la) + np.abs(lb))
             rel = _SAFE * (1.0 + np.abs(la)) + err_d / np.where(d > 0, d, np.nan)
             val = la + log1mexp(-d) + np.log1p(rel)
-            ceiling = la + _SAFE * (1.0 + np.abs(la))  # δ ≤ Φ(a) always
+            ceiling = round_up_log(la, ulps=32)  # δ ≤ Φ(a) always
             val = np.where((d > 0) & np.isfinite(val), np.minimum(val, ceiling), ceiling)
             out[region_b] = val
         if np.any(region_a):
@@ -110,8 +118,7 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             log_diff = np.where(use_bound, bound_log, direct_log)
             rel = np.where(use_bound, bound_rel, direct_rel)
             val = -aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel)
-            ceiling = special.log_ndtr(aa)
-            ceiling = ceiling + _SAFE * (1.0 + np.abs(ceiling))
+            ceiling = round_up_log(special.log_ndtr(aa), ulps=32)
             out[region_a] = np.minimum(val, ceiling)
     return np.minimum(out, 0.0)
 
@@ -158,7 +165,7 @@ class GaussianProfile(PrivacyProfile):
             -math.log(s) + s * (s + 1) * th * th / 2 + float(special.log_ndtr(th * (s + 0.5)
                                                                               - start / th))
         )
-        log_bound += _SAFE * (1.0 + abs(log_bound))
+        log_bound = float(round_up_log(log_bound, ulps=32))
         return math.exp(log_bound) if log_bound < 709 else math.inf
 
     def __repr__(self) -> str:
@@ -232,7 +239,7 @@ class GaussianMechanism(Mechanism):
         eps = check_real("eps", eps, "[0, inf)")
         delta = check_real("delta", delta, "(0, 1)")
         sens = check_real("sensitivity", sensitivity, "(0, inf)")
-        log_target = math.log(delta) - 4 * ULP * (1 + abs(math.log(delta)))
+        log_target = float(round_down_log(math.log(delta)))
         e = np.array([eps])
 
         def feasible(z, idx):  # z = noise multiplier σ/Δ; feasible when δ ≤ target

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp
+from .._numerics import ULP, log1mexp, round_up_log
 from .._validation import check_real, check_rng
 from ..divergences import align, log_hockey_stick
 from ..privacy_loss import DiscretePrivacyLoss
@@ -76,9 +76,11 @@ class ApproxDPProfile(PrivacyProfile):
             head = math.log1p(-d0) + e0 - np.logaddexp(0.0, e0) if d0 < 1 else -math.inf
             slope = head + log1mexp(np.minimum(x, 0.0))
             cond = (np.abs(eps) + e0) / np.maximum(np.abs(x), ULP)
-            slope = slope + 16 * ULP * (1.0 + np.abs(slope) + cond)
+            slope = round_up_log(slope, 16 * ULP * cond, ulps=16)
             val = np.logaddexp(log_d0, np.where(x >= 0, -np.inf, slope))
-        return val + 4 * ULP * (1.0 + np.abs(val))
+        # on the plateau (ε ≥ ε₀) the value is δ₀ exactly (see `plateau`); its logarithm still
+        # needs the margin so that exp(log δ) cannot round below δ₀
+        return round_up_log(np.where(x >= 0, log_d0, val), ulps=4)
 
     @property
     def pure_epsilon(self) -> float:

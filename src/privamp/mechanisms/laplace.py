@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, div_up, mul_up
+from .._numerics import div_up, mul_up, round_up_log
 from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import LaplacePrivacyLoss
@@ -50,7 +50,7 @@ class LaplaceProfile(PrivacyProfile):
         with np.errstate(divide="ignore", invalid="ignore"):
             x = (eps - th) / 2.0  # exact for ε ∈ [θ/2, 2θ] (Sterbenz), few ulp otherwise
             val = np.log(-np.expm1(np.minimum(x, 0.0)))
-            val = val + 8 * ULP * (1.0 + np.abs(val))
+            val = round_up_log(val)
         return np.where(eps >= th, -np.inf, val)
 
     @property

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._numerics import ULP, log1mexp, next_up
+from .._numerics import ULP, log1mexp, next_up, round_up_log
 from .._validation import check_real, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import DiscretePrivacyLoss
@@ -86,13 +86,15 @@ class RandomizedResponseProfile(PrivacyProfile):
             x = eps + log_ratio
             val = math.log(self._pmax) + log1mexp(np.minimum(x, 0.0))
             cond = (np.abs(eps) + abs(log_ratio)) / np.maximum(-x, ULP)  # error of x over |x|
-            val = val + 8 * ULP * (1.0 + np.abs(val) + cond)
+            val = round_up_log(val, 8 * ULP * cond)
         return np.where(x >= 0, -np.inf, val)
 
     @property
     def pure_epsilon(self) -> float:
         if self._pmin == 0.0:
             return math.inf
+        if self._pmin == self._pmax:
+            return 0.0
         return float(next_up(next_up(math.log(self._pmax) - math.log(self._pmin))))
 
     def _white_box_group(self, k):
