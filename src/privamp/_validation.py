@@ -78,7 +78,14 @@ class Interval:
         def fmt(v: float) -> str:
             if math.isinf(v):
                 return "inf" if v > 0 else "-inf"
-            return f"{v:g}"
+            text = repr(v)
+            for digits in range(1, 18):  # shortest %g form that reads back exactly
+                if float(f"{v:.{digits}g}") == v:
+                    text = f"{v:.{digits}g}"
+                    break
+            if v.is_integer() and len(str(int(v))) <= len(text):
+                text = str(int(v))  # "10", not "1e+01"
+            return text
 
         return (
             f"{'[' if self.low_closed else '('}{fmt(self.low)}, "
@@ -112,7 +119,10 @@ def check_real(name: str, value: Any, interval: str | Interval = "(-inf, inf)") 
     rule = f"a real number in {iv}"
     if not _is_real_scalar(value):
         raise InvalidTypeError(name, rule, value)
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError as exc:  # a huge int or Fraction
+        raise InvalidParameterError(name, rule, value, detail="too large for a float") from exc
     if math.isnan(v):
         raise InvalidParameterError(name, rule, v, detail="NaN is not a number")
     if not bool(iv.contains(v)):
@@ -139,9 +149,12 @@ def check_real_array(
     rule = f"real number(s) in {iv}"
     if isinstance(value, bool | np.bool_ | str | bytes) or value is None:
         raise InvalidTypeError(name, rule, value)
+    if isinstance(value, list | tuple) and any(isinstance(v, bool | np.bool_)
+                                               for v in np.ravel(np.asarray(value, dtype=object))):
+        raise InvalidTypeError(name, rule, value)
     try:
         arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:  # ragged nested lists and the like
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged lists, huge ints
         raise InvalidTypeError(name, rule, value) from exc
     if arr.dtype.kind not in "iuf":
         raise InvalidTypeError(name, rule, value)
@@ -172,12 +185,18 @@ def check_int(name: str, value: Any, interval: str | Interval = "[0, inf)") -> i
         v = int(value)
     elif _is_real_scalar(value):
         f = float(value)
+        if math.isnan(f):
+            raise InvalidParameterError(name, rule, f, detail="NaN is not a number")
         if not math.isfinite(f) or not f.is_integer():
             raise InvalidParameterError(name, rule, f)
         v = int(f)
     else:
         raise InvalidTypeError(name, rule, value)
-    if not bool(iv.contains(float(v))):
+    try:
+        inside = bool(iv.contains(float(v)))
+    except OverflowError:
+        inside = False
+    if not inside:
         raise InvalidParameterError(name, rule, v)
     return v
 

@@ -66,12 +66,20 @@ class InvalidParameterError(PrivampError, ValueError):
         self.detail = detail
         super().__init__(self.render(parameter))
 
+    def __reduce__(self):  # picklable across processes (multiprocessing, dask)
+        return (_rebuild_parameter_error,
+                (type(self), self.parameter, self.rule, self.value, self.detail))
+
     def render(self, name: str) -> str:
         """The message with the parameter called ``name`` (the CLI uses option names)."""
         message = f"{name} must be {self.rule}; got {format_value(self.value)}"
         if self.detail:
             message += f" ({self.detail})"
         return message
+
+
+def _rebuild_parameter_error(cls, parameter, rule, value, detail):
+    return cls(parameter, rule, value, detail=detail)
 
 
 class InvalidTypeError(InvalidParameterError, TypeError):
@@ -102,3 +110,6 @@ class MissingDependencyError(PrivampError, ImportError):
             f"this feature needs the optional package {package!r}; "
             f"install it with: pip install 'privamp[{extra}]'"
         )
+
+    def __reduce__(self):
+        return (type(self), (self.package, self.extra))
