@@ -44,6 +44,8 @@ __all__ = [
 ]
 
 _CHUNK = 4_000_000  # elements of the (ε × support) work array processed at once
+_SUBNORMAL = math.ulp(0.0)  # 5e-324, the absolute rounding unit of the subnormal range
+_TINY = float(np.finfo(float).tiny)  # 2.2e-308, the smallest normal float
 
 
 def align(p: Any, q: Any, *, measures: bool = False, names=("p", "q")):
@@ -77,7 +79,8 @@ def align(p: Any, q: Any, *, measures: bool = False, names=("p", "q")):
     return pa, qa, support
 
 
-def _exponents(lp: np.ndarray, lq: np.ndarray, eps: np.ndarray, round_up: bool) -> np.ndarray:
+def _exponents(lp: np.ndarray, lq: np.ndarray, eps: np.ndarray, round_up: bool,
+               same: np.ndarray | None = None) -> np.ndarray:
     """``x = ε + log q − log p`` per (ε, outcome), shifted down by its rounding-error bound when
     ``round_up`` (so that ``1 − e^x`` is then an upper bound on the exact term), clipped at 0.
 
@@ -87,8 +90,10 @@ def _exponents(lp: np.ndarray, lq: np.ndarray, eps: np.ndarray, round_up: bool) 
         x = eps[:, None] + (lq - lp)[None, :]
         if round_up:
             # |fl(x) − x| ≤ 2 ulp (|x| + |log p| + |log q|); log q − log p is exactly 0 when
-            # p(z) = q(z) (same function of the same float), leaving only ε's rounding
-            logs = np.where(lq == lp, 0.0, np.abs(lq) + np.abs(lp))
+            # p(z) = q(z) as floats (same function of the same number), leaving only ε's
+            # rounding. (Equal *logarithms* of different floats do not qualify.)
+            same_z = np.zeros(lp.shape, dtype=bool) if same is None else same
+            logs = np.where(same_z, 0.0, np.abs(lq) + np.abs(lp))
             err = 2 * ULP * (np.abs(x) + logs[None, :])
             x = x - np.where(np.isfinite(x), err, 0.0)
     x = np.where(np.isneginf(lq)[None, :], -np.inf, x)  # α·0 = 0 for every α, even α = ∞
@@ -134,13 +139,21 @@ def hockey_stick(p: Any, q: Any, eps: Any, *, measures: bool = False, round_up: 
     lp = np.log(w)
     with np.errstate(divide="ignore"):
         lq = np.log(qa[mask])
+    same = pa[mask] == qa[mask]
     out = np.empty(flat.shape)
     step = max(1, _CHUNK // max(1, w.size))
     for start in range(0, flat.size, step):
-        x = _exponents(lp, lq, flat[start : start + step], round_up)
-        out[start : start + step] = (w[None, :] * -np.expm1(x)).sum(axis=1)
-    if round_up:  # each term ≤ 3 ulp relative; a pairwise sum of n terms ≥ 0: ≤ ⌈log2 n⌉ ulp
-        out = out * (1.0 + (4.0 + math.ceil(math.log2(max(w.size, 2)))) * ULP)
+        x = _exponents(lp, lq, flat[start : start + step], round_up, same)
+        terms = w[None, :] * -np.expm1(x)
+        total = terms.sum(axis=1)
+        if round_up:
+            # each term ≤ 3 ulp relative and a pairwise sum of n terms ≥ 0 ≤ ⌈log2 n⌉ ulp, as
+            # long as nothing is subnormal; a positive term in (or underflowed to) the
+            # subnormal range is off by up to one subnormal in absolute terms
+            total = total * (1.0 + (4.0 + math.ceil(math.log2(max(w.size, 2)))) * ULP)
+            tiny = ((terms < _TINY) & (x < 0)).sum(axis=1)
+            total = total + tiny * _SUBNORMAL
+        out[start : start + step] = total
     out = out.reshape(eps_arr.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -161,10 +174,11 @@ def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False):
     lp = np.log(pa[mask])
     with np.errstate(divide="ignore"):
         lq = np.log(qa[mask])
+    same = pa[mask] == qa[mask]
     out = np.empty(flat.shape)
     step = max(1, _CHUNK // max(1, lp.size))
     for start in range(0, flat.size, step):
-        x = _exponents(lp, lq, flat[start : start + step], round_up)
+        x = _exponents(lp, lq, flat[start : start + step], round_up, same)
         with np.errstate(divide="ignore"):
             terms = lp[None, :] + log1mexp(x)
         vals, _ = logsumexp_signed(terms, axis=1)
@@ -236,9 +250,12 @@ def hockey_stick_density(
     points : sequence of float, optional
         Where the densities live (their modes, known kinks). On a finite domain privamp also
         partitions it uniformly and locates the kinks ``p = e^ε q`` on a fine grid; on an
-        infinite one the points delimit a finite window integrated with those break points,
-        and the two tails are integrated separately. Quadrature over a wide domain without
-        such points can miss a narrow bump while reporting a tiny error.
+        infinite one the points (or, without them, a window found by probing the densities on
+        a log-spaced grid over ±[1e-6, 1e8]) delimit a finite window integrated with those
+        break points, and the two tails are integrated separately. The end points of the
+        supports of p and q are located automatically; jumps of a density *inside* its
+        support are not, so pass them here. Plain adaptive quadrature over a wide domain can
+        miss a narrow bump, or misjudge a jump, while reporting a tiny error.
 
     Examples
     --------
@@ -304,8 +321,49 @@ def _break_points(logp, logq, e: float, lo: float, hi: float, user: list[float])
             kinks.append(optimize.brentq(crossing, a, b, xtol=1e-15, rtol=4 * ULP))
         else:
             kinks.append(0.5 * (a + b))
-    pts = np.concatenate([np.linspace(lo, hi, 65)[1:-1], kinks, user])
+    edges = _support_edges(logp, grid) + _support_edges(logq, grid)
+    pts = np.concatenate([np.linspace(lo, hi, 65)[1:-1], kinks, edges, user])
     return sorted({float(x) for x in pts if lo < x < hi})
+
+
+def _support_edges(logf, grid: np.ndarray) -> list[float]:
+    """End points of the support of a density (where log f switches between finite and −∞),
+    located by bisection to machine precision between grid points."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alive = np.isfinite(_evaluate_on_grid(logf, grid))
+    edges = []
+    for j in np.flatnonzero(alive[:-1] != alive[1:]):
+        a, b, left = float(grid[j]), float(grid[j + 1]), bool(alive[j])
+        for _ in range(80):
+            mid = 0.5 * (a + b)
+            if mid <= a or mid >= b:
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                here = math.isfinite(float(logf(mid)))
+            if here == left:
+                a = mid
+            else:
+                b = mid
+        edges.extend([a, b])
+    return edges
+
+
+def _mass_window(logp, logq, lo: float, hi: float) -> list[float]:
+    """Where the densities live on an infinite domain: probe a log-spaced grid over ±[1e-6, 1e8]
+    and keep the points within e^-80 of the largest density (plus one grid step each side)."""
+    mag = np.geomspace(1e-6, 1e8, 400)
+    grid = np.concatenate([-mag[::-1], [0.0], mag])
+    grid = grid[(grid > lo) & (grid < hi)]
+    if grid.size == 0:
+        return []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dens = np.maximum(_evaluate_on_grid(logp, grid), _evaluate_on_grid(logq, grid))
+    dens = np.nan_to_num(dens, nan=-np.inf)
+    if not np.any(np.isfinite(dens)):
+        return []
+    live = np.flatnonzero(dens >= np.max(dens) - 80.0)
+    first, last = max(live[0] - 1, 0), min(live[-1] + 1, grid.size - 1)
+    return [float(grid[first]), float(grid[last])]
 
 
 def _evaluate_on_grid(func, grid: np.ndarray) -> np.ndarray:
@@ -324,6 +382,8 @@ def _integrate_hockey(integrand, logp, logq, e, lo, hi, user, **kwargs):
         pts = _break_points(logp, logq, e, lo, hi, user)
         return integrate.quad(integrand, lo, hi, args=(e,), points=pts, **kwargs)
     inner = [x for x in user if lo < x < hi]
+    if not inner:
+        inner = _mass_window(logp, logq, lo, hi)
     if not inner:
         return integrate.quad(integrand, lo, hi, args=(e,), **kwargs)
     a, b = min(inner), max(inner)
@@ -365,14 +425,21 @@ def renyi_divergence(p: Any, q: Any, order: Any):
       cumulant expansion ``κ1 + κ2 t/2 + κ3 t²/6`` (t = order − 1) of the privacy loss, which
       avoids the 0/0 cancellation of the defining formula;
     * ``order = inf`` is ``log max_z p(z)/q(z)`` (the pure-DP ε of the pair);
-    * ``order = 0`` is ``−log q(supp p)``;
+    * ``order = 0`` is ``−log q(supp p)`` (``inf`` when the supports are disjoint);
     * ``inf`` is returned for order ≥ 1 when p puts mass where q does not.
+
+    The vectors must sum to 1 within 1e-9; they are divided by their sums here, because near
+    order 1 a deficit d of the total mass would otherwise add about −d/(order − 1).
+    For order > 1 the sum is evaluated as ``M + (M + log Σ q e^{order (d − M)})/(order − 1)``
+    with d = log p − log q and M = max d, which cannot overflow however large the order.
 
     >>> round(float(renyi_divergence([0.8, 0.2], [0.2, 0.8], 2.0)), 12)  # RR p = 0.8
     1.178654996342
     """
     pa, qa, _ = align(p, q)
     orders = check_real_array("order", order, "[0, inf]")
+    pa = pa / math.fsum(pa.tolist())
+    qa = qa / math.fsum(qa.tolist())
     mask = pa > 0
     lp = np.log(pa[mask])
     with np.errstate(divide="ignore"):
@@ -396,15 +463,21 @@ def renyi_divergence(p: Any, q: Any, order: Any):
         elif math.isinf(a):
             out[i] = math.inf if escapes else float(np.max(loss))
         elif a == 0.0:
-            out[i] = -math.log(math.fsum(qa[mask].tolist()))
-        elif a > 1.0 and escapes:
-            out[i] = math.inf
+            mass = math.fsum(qa[mask].tolist())
+            out[i] = math.inf if mass == 0.0 else -math.log(mass)
+        elif a > 1.0:
+            if escapes:
+                out[i] = math.inf
+                continue
+            top = float(np.max(loss))
+            val, _ = logsumexp_signed(lq + a * (loss - top))  # exponents ≤ 0
+            out[i] = top + (top + float(val)) / (a - 1.0)
         else:
             with np.errstate(invalid="ignore"):
                 terms = a * lp + (1.0 - a) * lq
             terms = np.where(np.isneginf(lq), -np.inf, terms)  # q = 0 and order < 1: no mass
             val, _ = logsumexp_signed(terms)
-            out[i] = float(val) / (a - 1.0)
+            out[i] = math.inf if val == -math.inf else float(val) / (a - 1.0)
     out = out.reshape(orders.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -446,14 +519,20 @@ def pearson_vajda(p: Any, q: Any, ell: float, *, absolute: bool = False) -> floa
 def ternary_pearson_vajda(p: Any, q: Any, r: Any, ell: float) -> float:
     """Ternary ``|χ|^ℓ`` divergence ``E_r[|(p − q)/r|^ℓ]`` (Wang–Balle–Kasiviswanathan, W-15).
 
+    Dicts are aligned on the union of all three key sets. Mass of ``p − q`` where r = 0 makes
+    the value infinite for ℓ > 1; for ℓ = 1 it contributes ``|p − q|`` (the perspective of
+    ``f(t) = |t|``, the same convention as :func:`pearson_vajda`), so the value is Σ|p − q|.
+
     >>> round(ternary_pearson_vajda([0.5, 0.5], [0.25, 0.75], [0.25, 0.75], 2), 12)
     0.333333333333
     """
-    pa, qa, _ = align(p, q)
-    ra, _, _ = align(r, q, names=("r", "q"))
+    pa, qa, ra = _align_three(p, q, r)
     ell = check_real("ell", ell, "[1, inf)")
     d = np.abs(pa - qa)
-    if np.any((ra == 0) & (d > 0)):
+    outside = (ra == 0) & (d > 0)
+    if ell == 1.0:
+        return math.fsum(d.tolist())
+    if np.any(outside):
         return math.inf
     keep = (ra > 0) & (d > 0)
     if not np.any(keep):
@@ -461,3 +540,20 @@ def ternary_pearson_vajda(p: Any, q: Any, r: Any, ell: float) -> float:
     logs = ell * np.log(d[keep]) + (1.0 - ell) * np.log(ra[keep])
     val, _ = logsumexp_signed(logs)
     return float(np.exp(val))
+
+
+def _align_three(p: Any, q: Any, r: Any):
+    """Align three distributions (arrays, or dicts on the union of their keys)."""
+    if any(isinstance(d, Mapping) for d in (p, q, r)):
+        if not all(isinstance(d, Mapping) for d in (p, q, r)):
+            raise InvalidParameterError("p, q, r", "all arrays or all dicts",
+                                        (type(p), type(q), type(r)))
+        keys = list(dict.fromkeys([*p.keys(), *q.keys(), *r.keys()]))
+        try:
+            keys.sort()
+        except TypeError:
+            pass
+        p, q, r = ([d.get(k, 0.0) for k in keys] for d in (p, q, r))
+    pa, qa, _ = align(p, q)
+    ra, _, _ = align(r, q, names=("r", "q"))
+    return pa, qa, ra
