@@ -1,0 +1,1 @@
+"""Privacy amplification: by subsampling, by mixing Markov kernels, by iteration, by diffusion."""
