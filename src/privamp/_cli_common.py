@@ -32,10 +32,14 @@ OPTION_NAMES = {
     "k": "--group-size",
     "group_privacy": "--group-privacy",
     "eps_max": "--eps-max",
+    "rate": "--rate",
+    "n": "--n",
+    "m": "--m",
+    "b": "--b",
 }
 
 MECHANISMS = ("gaussian", "laplace", "randomized-response")
-SAMPLINGS = ("none",)
+SAMPLINGS = ("none", "poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
 
 
 def register_option_names(names: dict[str, str]) -> None:
@@ -71,13 +75,21 @@ def add_mechanism_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sensitivity", type=float, default=1.0,
                    help="sensitivity under the relation (default 1)")
     g.add_argument("--relation", choices=("add-remove", "substitute"), default=None,
-                   help="neighbouring relation (default: add-remove)")
+                   help="neighbouring relation on the full dataset (default: the sampling "
+                        "scheme's natural one; add-remove without sampling). --sensitivity is "
+                        "read under the relation the amplification theorem needs for the base "
+                        "mechanism: substitute, except Poisson under add-remove")
 
 
 def add_sampling_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sampling")
     g.add_argument("--sampling", choices=SAMPLINGS, default="none",
                    help="subsampling scheme applied before the mechanism (default none)")
+    g.add_argument("--rate", type=float, help="Poisson sampling rate, in (0, 1]")
+    g.add_argument("--n", type=int, help="dataset size (wor, wr, must-*; Poisson under "
+                                         "substitute)")
+    g.add_argument("--b", type=int, help="MUST stage-I size")
+    g.add_argument("--m", type=int, help="subsample size (wor, wr, must-*)")
     g.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
                    dest="group_privacy",
                    help="how group profiles are obtained (default: white-box where available)")
@@ -85,8 +97,44 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
                    help="report the profile for groups of this many records (default 1)")
 
 
-def build_mechanism(args: argparse.Namespace) -> Mechanism:
-    relation = NeighbouringRelation.parse(args.relation or "add-remove")
+def build_scheme(args: argparse.Namespace):
+    """The sampling scheme named by ``--sampling`` (``None`` for ``none``)."""
+    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+
+    kind = getattr(args, "sampling", "none")
+    if kind == "none":
+        return None
+    needed = {"poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
+              "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
+              "must-ww": ("n", "b", "m")}[kind]
+    for name in needed:
+        if getattr(args, name) is None:
+            raise CliError(f"--{name} is required with --sampling {kind}")
+    if kind == "poisson":
+        return Poisson(args.rate, n=args.n)
+    if kind == "wor":
+        return WithoutReplacement(args.n, args.m)
+    if kind == "wr":
+        return WithReplacement(args.n, args.m)
+    cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
+    return cls(args.n, args.b, args.m)
+
+
+def describe_scheme(scheme) -> dict[str, Any]:
+    if scheme is None:
+        return {"scheme": "none"}
+    out = {"scheme": scheme.kind}
+    for name in ("rate", "n", "b", "m"):
+        value = getattr(scheme, name, None)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def build_mechanism(args: argparse.Namespace,
+                    relation: NeighbouringRelation | None = None) -> Mechanism:
+    if relation is None:
+        relation = NeighbouringRelation.parse(args.relation or "add-remove")
     name = args.mechanism
     if name == "gaussian":
         require(args, "sigma", "--sigma", name)
@@ -113,21 +161,41 @@ def require(args, attr: str, option: str, mechanism: str) -> None:
 
 def describe_mechanism(mech: Mechanism) -> dict[str, Any]:
     if isinstance(mech, GaussianMechanism):
-        return {"name": "gaussian", "sigma": mech.sigma, "sensitivity": mech.sensitivity,
-                "noise_multiplier": mech.noise_multiplier}
-    if isinstance(mech, LaplaceMechanism):
-        return {"name": "laplace", "scale": mech.scale, "sensitivity": mech.sensitivity}
-    if isinstance(mech, RandomizedResponse):
-        return {"name": "randomized-response", "p": mech.p, "epsilon": mech.epsilon}
-    return {"name": type(mech).__name__}  # pragma: no cover
+        out = {"name": "gaussian", "sigma": mech.sigma, "sensitivity": mech.sensitivity,
+               "noise_multiplier": mech.noise_multiplier}
+    elif isinstance(mech, LaplaceMechanism):
+        out = {"name": "laplace", "scale": mech.scale, "sensitivity": mech.sensitivity}
+    elif isinstance(mech, RandomizedResponse):
+        out = {"name": "randomized-response", "p": mech.p, "epsilon": mech.epsilon}
+    else:  # pragma: no cover
+        out = {"name": type(mech).__name__}
+    out["relation"] = mech.relation.value
+    return out
 
 
 def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
-    mech = build_mechanism(args)
-    profile = mech.profile()
-    if args.group_size != 1 or args.group_privacy is not None:
-        method = None if args.group_privacy is None else GroupPrivacy.parse(args.group_privacy)
-        profile = profile.group(args.group_size, method)
+    """The (possibly subsampled) profile described by the mechanism and sampling options.
+
+    Without sampling: the mechanism's profile (group profile with ``--group-size``). With
+    sampling: the amplified profile of :func:`privamp.amplification.subsampling.amplify`, the
+    mechanism being built under the relation the theorem needs for it.
+    """
+    from .amplification.subsampling import amplify
+
+    scheme = build_scheme(args)
+    method = None if args.group_privacy is None else GroupPrivacy.parse(args.group_privacy)
+    if scheme is None:
+        mech = build_mechanism(args)
+        profile = mech.profile()
+        if args.group_size != 1 or args.group_privacy is not None:
+            profile = profile.group(args.group_size, method)
+        return mech, profile
+    outer = (scheme.natural_relation if args.relation is None
+             else NeighbouringRelation.parse(args.relation))
+    mech = build_mechanism(args, scheme.base_relation(outer))
+    profile = amplify(mech, scheme, outer, method)
+    if args.group_size != 1:
+        profile = profile.group(args.group_size, "black-box")
     return mech, profile
 
 

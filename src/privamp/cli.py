@@ -23,7 +23,9 @@ from ._cli_common import (
     Parser,
     add_mechanism_options,
     add_sampling_options,
+    build_scheme,
     describe_mechanism,
+    describe_scheme,
     emit_json,
     num,
     profile_for,
@@ -41,18 +43,30 @@ __all__ = ["build_parser", "main"]
 def _cmd_profile(args: argparse.Namespace) -> int:
     mech, profile = profile_for(args)
     eps = np.asarray(args.eps, dtype=float)
-    delta = np.atleast_1d(profile.delta(eps))
-    log_delta = np.atleast_1d(profile.log_delta(eps))
-    eta = 1.0
+    if hasattr(profile, "points"):  # amplified by a sampling scheme
+        pts = profile.points(eps)
+        base = profile.base
+        log_delta = np.atleast_1d(base.log_delta(eps))
+        eta = float(profile.eta)
+        theorem = profile.theorem
+    else:
+        delta = np.atleast_1d(profile.delta(eps))
+        pts = {"eps": eps, "delta": delta, "eps_amplified": eps, "delta_amplified": delta}
+        log_delta = np.atleast_1d(profile.log_delta(eps))
+        eta = 1.0
+        theorem = None
     points = [
         {"eps": float(e), "delta": float(d), "log_delta": float(ld),
-         "eps_amplified": float(e), "delta_amplified": float(d)}
-        for e, d, ld in zip(eps, delta, log_delta, strict=True)
+         "eps_amplified": float(ea), "delta_amplified": float(da)}
+        for e, d, ld, ea, da in zip(pts["eps"], pts["delta"], log_delta,
+                                     pts["eps_amplified"], pts["delta_amplified"], strict=True)
     ]
     result = {
         "mechanism": describe_mechanism(mech),
         "relation": profile.relation.value,
-        "sampling": args.sampling,
+        "sampling": describe_scheme(build_scheme(args)),
+        "theorem": theorem,
+        "group_privacy": args.group_privacy or "white-box where available",
         "group_size": args.group_size,
         "eta": eta,
         "points": points,
@@ -61,10 +75,18 @@ def _cmd_profile(args: argparse.Namespace) -> int:
         emit_json(result)
         return 0
     desc = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
-                     for k, v in result["mechanism"].items() if k != "name")
+                     for k, v in result["mechanism"].items() if k not in ("name", "relation"))
     print(f"Privacy profile of the {result['mechanism']['name']} mechanism ({desc})")
     group = f", groups of {args.group_size}" if args.group_size != 1 else ""
-    print(f"relation: {result['relation']}, sampling: {args.sampling}{group}")
+    sampling = ", ".join(f"{k}={v}" for k, v in result["sampling"].items() if k != "scheme")
+    sampling = result["sampling"]["scheme"] + (f"({sampling})" if sampling else "")
+    print(f"relation: {result['relation']}, sampling: {sampling}{group}")
+    if theorem:
+        print(f"bound: {theorem}; eta = {eta:.6g}")
+        rows = [[num(p["eps"]), num(p["delta"]), num(p["eps_amplified"]),
+                 num(p["delta_amplified"])] for p in points]
+        print(table(["eps", "delta(eps)", "eps'", "delta'(eps')"], rows))
+        return 0
     rows = [[num(p["eps"]), num(p["delta"]),
              f"{p['log_delta']:.6g}" if p["delta"] < 1e-300 else ""] for p in points]
     if not any(r[2] for r in rows):
@@ -84,8 +106,15 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
         raise InvalidParameterError("eps_max", "a real number in (0, inf)", eps_max)
     eps = np.linspace(0.0, eps_max, 400)
     label = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
-                      for k, v in describe_mechanism(mech).items())
-    fig = plot_profiles([(label, profile)], eps, title="Privacy profile")
+                      for k, v in describe_mechanism(mech).items() if k != "relation")
+    curves = [(label, getattr(profile, "base", profile))]
+    title = "Privacy profile"
+    if hasattr(profile, "points"):
+        scheme = describe_scheme(build_scheme(args))
+        params = ", ".join(f"{k}={v}" for k, v in scheme.items() if k != "scheme")
+        curves.append((f"after {scheme['scheme']}({params}), η={profile.eta:.4g}", profile))
+        title = f"Base vs amplified profile ({profile.relation.value})"
+    fig = plot_profiles(curves, eps, title=title)
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out})

@@ -1,0 +1,385 @@
+"""Privacy amplification by subsampling: the amplified privacy profile of M ∘ S.
+
+One generic computation covers every scheme analysed through the multiplicity of the differing
+record (Balle, Barthe, Gaboardi 2018 "BBG", Theorems 8–11 and Table 1; Zhao & Liu 2023 "MUST",
+Theorem 5 and Corollary 6)::
+
+    ε' = log(1 + η (e^ε − 1)),       δ'(ε') ≤ Σ_{k ≥ 1} P(K = k) · δ_k(ε)  (+ truncated tail mass)
+
+with K the number of copies of the differing record in the subsample, δ_k the group-privacy
+profile of M (white-box where the mechanism knows it, black-box otherwise), and η:
+
+* P(K ≥ 1) for Poisson (Thm 8), WOR (Thm 9), WR (Thms 10, 11), MUST.OW, MUST.WO, MUST.WW
+  (Thm 5, Cor 6);
+* P(the record is selected by the first stage) for a general :class:`~privamp.sampling.StageChain`
+  (privamp's first-stage coupling bound; see docs/architecture.md for the proof).
+
+Poisson subsampling under substitution is Theorem 14 of BBG, which is not of that form; it is
+:class:`PoissonSubstitutionProfile` (with the extended profile at negative ε_k: catalogue E3).
+
+Safety: η is rounded up and the inverse map ε'→ε rounded down (both make δ' larger); the
+multiplicity pmf is computed to a few ulp and its truncated tail is added as if δ_k = 1; the sum is
+formed in log space and raised by a bound on its rounding error.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from .._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
+from .._validation import check_enum, check_real_array
+from ..errors import InvalidParameterError, UnsupportedCombinationError
+from ..mechanisms.base import Mechanism
+from ..profiles import GroupPrivacy, PrivacyProfile
+from ..relations import NeighbouringRelation
+from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
+from ..sampling.schemes import (
+    MustOW,
+    MustWO,
+    MustWW,
+    Poisson,
+    SamplingScheme,
+    StageChain,
+    WithoutReplacement,
+    WithReplacement,
+)
+
+__all__ = [
+    "AmplifiedProfile",
+    "PoissonSubstitutionProfile",
+    "amplify",
+    "amplify_eps",
+    "deamplify_eps",
+]
+
+R = NeighbouringRelation.ADD_REMOVE
+S = NeighbouringRelation.SUBSTITUTE
+
+
+# -------------------------------------------------------------------------------------------
+# the ε map of advanced joint convexity (BBG Theorem 2)
+# -------------------------------------------------------------------------------------------
+
+
+def amplify_eps(eps: Any, eta: float):
+    """ε' = log(1 + η(e^ε − 1)) (BBG Theorem 2), rounded up; vectorised over ε.
+
+    Stable for tiny η and ε (``log1p(η expm1(ε))``) and for ε beyond 709
+    (``ε + log(η + (1 − η) e^{−ε})``).
+
+    >>> amplify_eps(1.0, 0.01)  # catalogue §6.4: 0.01703686323617655
+    0.017036863236176585
+    """
+    e = check_real_array("eps", eps, "[0, inf]")
+    eta = float(eta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        small = np.log1p(eta * np.expm1(np.minimum(e, 700.0)))
+        large = e + np.log(eta + (1.0 - eta) * np.exp(-e))
+    out = np.where(e > 700.0, large, small)
+    out = np.where(np.isinf(e), np.inf if eta > 0 else 0.0, out)
+    out = np.where(eta >= 1.0, e, out)
+    out = np.where(np.isfinite(out), out + 4 * ULP * np.abs(out), out)  # round up
+    out = np.minimum(out, e)  # ε' ≤ ε always
+    return float(out) if out.ndim == 0 else out
+
+
+def deamplify_eps(eps_prime: Any, eta: float):
+    """The inverse map ε = log(1 + (e^{ε'} − 1)/η), rounded down; vectorised over ε'.
+
+    >>> round(deamplify_eps(0.017036863236176585, 0.01), 12)
+    1.0
+    """
+    e = check_real_array("eps_prime", eps_prime, "[0, inf]")
+    eta = float(eta)
+    if eta <= 0.0:
+        return np.full(e.shape, np.inf)[()] if e.ndim == 0 else np.full(e.shape, np.inf)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        small = np.log1p(np.expm1(np.minimum(e, 700.0)) / eta)
+        large = e - math.log(eta) + np.log1p((eta - 1.0) * np.exp(-e))
+    out = np.where(e > 700.0, large, small)
+    out = np.where(np.isinf(e), np.inf, out)
+    out = np.where(eta >= 1.0, e, out)
+    out = np.where(np.isfinite(out), out - 4 * ULP * np.abs(out), out)  # round down
+    out = np.maximum(out, e)  # ε ≥ ε'
+    return float(out) if out.ndim == 0 else out
+
+
+# -------------------------------------------------------------------------------------------
+# the generic multiplicity bound
+# -------------------------------------------------------------------------------------------
+
+
+def _theorem(scheme: SamplingScheme, relation: NeighbouringRelation) -> str:
+    if isinstance(scheme, Poisson):
+        return "BBG Theorem 8 (Poisson, add/remove)"
+    if isinstance(scheme, WithoutReplacement):
+        return "BBG Theorem 9 (without replacement, substitution)"
+    if isinstance(scheme, WithReplacement):
+        if relation is R:
+            return "BBG Theorem 11 (with replacement, hybrid: base substitution, data add/remove)"
+        return "BBG Theorem 10 (with replacement, substitution)"
+    if isinstance(scheme, MustOW):
+        return "MUST Theorem 5(a) (MUST.OW, substitution)"
+    if isinstance(scheme, MustWO):
+        return "MUST Corollary 6 (MUST.WO = WR, substitution)"
+    if isinstance(scheme, MustWW):
+        return "MUST Theorem 5(c) (MUST.WW, substitution; printed as '(c) MUST.OW')"
+    return "privamp first-stage coupling bound (stage chain, substitution)"
+
+
+class AmplifiedProfile(PrivacyProfile):
+    """Upper bound on the privacy profile of M ∘ S from the multiplicity view (see module doc).
+
+    ``delta(eps')`` maps each target ε' back to ε = log(1 + (e^{ε'} − 1)/η) and returns
+    ``Σ_k P(K = k) δ_k(ε)`` (+ tail); :meth:`points` gives the (ε, δ(ε), ε', δ'(ε')) table for
+    base ε values, the form of the command-line contract.
+
+    Attributes
+    ----------
+    base : PrivacyProfile
+        Profile of M under the base relation.
+    scheme : SamplingScheme
+    relation : NeighbouringRelation
+        The relation the amplified profile holds for (on the full dataset).
+    eta : float
+        The η of the ε map (rounded up).
+    theorem : str
+        Which result the bound comes from.
+    """
+
+    def __init__(self, base: PrivacyProfile, scheme: SamplingScheme,
+                 relation: NeighbouringRelation, group_privacy: GroupPrivacy | None = None):
+        self.base = base
+        self.scheme = scheme
+        self.relation = relation
+        self.group_privacy = group_privacy
+        self.multiplicity = scheme.multiplicity()
+        self.eta = _amplification_eta(scheme)
+        self.theorem = _theorem(scheme, relation)
+        lw = self.multiplicity.log_pmf
+        self._ks = np.flatnonzero(lw[1:] > -np.inf) + 1
+        self._log_w = lw[self._ks]
+
+    @functools.cached_property
+    def _groups(self) -> list[PrivacyProfile]:
+        return [self.base.group(int(k), self.group_privacy) for k in self._ks]
+
+    def _log_sum(self, eps: np.ndarray) -> np.ndarray:
+        """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array)."""
+        terms = np.empty((self._ks.size + 1, eps.size))
+        for row, (lw, grp) in enumerate(zip(self._log_w, self._groups, strict=True)):
+            terms[row] = lw + grp._log_delta(eps)
+        terms[-1] = self.multiplicity.log_tail
+        total, _ = logsumexp_signed(terms, axis=0)
+        total = np.atleast_1d(total)
+        # pmf entries carry a few ulp of relative error each; the log-sum-exp a few more
+        return np.minimum(round_up_log(total, 64 * ULP), 0.0)
+
+    def _log_delta(self, eps_prime):
+        eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
+        return self._log_sum(eps)
+
+    @property
+    def pure_epsilon(self) -> float:
+        k_max = self.multiplicity.max_multiplicity
+        if k_max is None or k_max == 0:
+            return 0.0 if k_max == 0 else math.inf
+        pure = self.base.group(k_max, self.group_privacy).pure_epsilon
+        return float(amplify_eps(pure, self.eta)) if math.isfinite(pure) else math.inf
+
+    def points(self, eps: Any) -> dict[str, np.ndarray]:
+        """For base ε values: ``eps``, ``delta`` = δ(ε), ``eps_amplified`` = ε' (rounded up) and
+        ``delta_amplified`` = Σ_k P(K = k) δ_k(ε) ≥ δ_{M∘S}(ε')."""
+        e = check_real_array("eps", eps, "[0, inf]").reshape(-1)
+        with np.errstate(under="ignore"):
+            return {
+                "eps": e,
+                "delta": np.atleast_1d(self.base.delta(e)),
+                "eps_amplified": np.atleast_1d(amplify_eps(e, self.eta)),
+                "delta_amplified": np.exp(self._log_sum(e)),
+            }
+
+    def __repr__(self) -> str:
+        return f"AmplifiedProfile({self.base!r} under {self.scheme!r}, {self.relation.value})"
+
+
+def _amplification_eta(scheme: SamplingScheme) -> float:
+    if isinstance(scheme, StageChain):
+        return scheme.amplification_eta
+    return scheme.eta
+
+
+# -------------------------------------------------------------------------------------------
+# Theorem 14: Poisson subsampling under substitution
+# -------------------------------------------------------------------------------------------
+
+
+class PoissonSubstitutionProfile(PrivacyProfile):
+    """BBG Theorem 14: Poisson(γ) on datasets of size n, substitution relation::
+
+        δ'(ε') ≤ γβ δ(ε) + γ(1 − β)( Σ_{k=1}^{n−1} γ̃_k δ(ε_k) + γ̃_n ),
+        β = e^{ε'−ε},  ε_k = ε + log((γ/(1−γ))(n/k − 1)),  γ̃_k = Bin(k − 1; n − 1, γ).
+
+    ε_k can be negative: δ is then the extended profile 1 − e^{ε_k} + e^{ε_k} δ(−ε_k)
+    (catalogue erratum E3; clipping ε_k at 0 is not justified by the proof). For large n the sum
+    is restricted to a window of k holding all but 1e-300 of the γ̃ mass (Chernoff bounds); the
+    omitted mass counts with δ = 1.
+    """
+
+    def __init__(self, base: PrivacyProfile, scheme: Poisson):
+        if scheme.n is None:
+            raise InvalidParameterError(
+                "n", "the dataset size (Theorem 14 for Poisson subsampling under substitution "
+                "depends on it)", None)
+        self.base = base
+        self.scheme = scheme
+        self.relation = S
+        self.group_privacy = None
+        self.eta = scheme.rate
+        self.theorem = "BBG Theorem 14 (Poisson, substitution; extended profile for ε_k < 0)"
+        self._setup_window()
+
+    def _setup_window(self) -> None:
+        n, g = self.scheme.n, self.scheme.rate
+        trials = n - 1
+        if n <= EXACT_SUPPORT or g >= 1.0:
+            lo, hi = 0, trials
+            omitted = -math.inf
+        else:
+            mean = trials * g
+            sd = math.sqrt(trials * g * (1 - g)) + 1.0
+            hi = min(trials, int(mean + 40 * sd) + 1)
+            lo = max(0, int(mean - 40 * sd) - 1)
+            tails = [binomial_log_tail_bound(hi, trials, g),  # P[X > hi]
+                     binomial_log_tail_bound(trials - lo, trials, 1 - g)]  # P[X < lo]
+            tails = [t for t in tails if t > -math.inf]
+            omitted = float(logsumexp_signed(np.array(tails))[0]) if tails else -math.inf
+        from .._numerics import binomial_logpmf
+
+        j = np.arange(lo, hi + 1, dtype=float)  # j = k − 1
+        self._k = j + 1.0
+        self._log_gt = np.asarray(binomial_logpmf(j, trials, g), dtype=float)
+        self._log_omitted = omitted
+
+    def _log_delta(self, eps_prime):
+        g = self.scheme.rate
+        n = self.scheme.n
+        if g >= 1.0:
+            return self.base._log_delta(eps_prime)
+        eps = np.atleast_1d(deamplify_eps(eps_prime, g))
+        log_beta = np.minimum(eps_prime - eps, 0.0)  # log β ≤ 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_1mb = log1mexp(log_beta)  # log(1 − β)
+        log_g = math.log(g)
+        first = log_g + log_beta + self.base._log_delta(eps)
+        # Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n (+ omitted window mass), in logs
+        k = self._k
+        inner = k < n
+        shift = np.full(k.shape, np.inf)
+        shift[inner] = math.log(g) - math.log1p(-g) + np.log(n / k[inner] - 1.0)
+        terms = []
+        for ki, sh, lgt in zip(k, shift, self._log_gt, strict=True):
+            if ki < n:
+                e_k = eps + sh
+                terms.append(lgt + _log_extended(self.base, e_k))
+            else:
+                terms.append(np.full(eps.shape, lgt))  # γ̃_n · 1
+        terms.append(np.full(eps.shape, self._log_omitted))
+        inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
+        second = log_g + log_1mb + inner_sum
+        total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
+        return np.minimum(round_up_log(total, 64 * ULP), 0.0)
+
+    def points(self, eps: Any) -> dict[str, np.ndarray]:
+        """Same table as :meth:`AmplifiedProfile.points` (δ' evaluated at ε' = amplify(ε))."""
+        e = check_real_array("eps", eps, "[0, inf]").reshape(-1)
+        eps_prime = np.atleast_1d(amplify_eps(e, self.eta))
+        return {"eps": e, "delta": np.atleast_1d(self.base.delta(e)),
+                "eps_amplified": eps_prime,
+                "delta_amplified": np.exp(self._log_delta(eps_prime))}
+
+    def __repr__(self) -> str:
+        return f"PoissonSubstitutionProfile({self.base!r} under {self.scheme!r})"
+
+
+def _log_extended(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
+    """log of the profile extended to ε < 0 (1 − e^ε + e^ε δ(−ε)), vectorised."""
+    out = np.empty(eps.shape)
+    pos = eps >= 0
+    if np.any(pos):
+        out[pos] = profile._log_delta(eps[pos])
+    neg = ~pos
+    if np.any(neg):
+        e = eps[neg]
+        with np.errstate(invalid="ignore"):
+            out[neg] = np.logaddexp(log1mexp(e), e + profile._log_delta(-e))
+    return np.minimum(out, 0.0)
+
+
+# -------------------------------------------------------------------------------------------
+# entry point
+# -------------------------------------------------------------------------------------------
+
+
+def amplify(
+    mechanism: Mechanism | PrivacyProfile,
+    scheme: SamplingScheme,
+    relation: NeighbouringRelation | str | None = None,
+    group_privacy: GroupPrivacy | str | None = None,
+) -> PrivacyProfile:
+    """The privacy profile of ``mechanism`` run on a subsample drawn by ``scheme``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or PrivacyProfile
+        The base mechanism M (or its profile), stated under the relation the theorem needs
+        (``scheme.base_relation(relation)``): add/remove for Poisson under add/remove,
+        substitution otherwise. A mismatch raises :class:`UnsupportedCombinationError` naming
+        both relations — the sensitivity of M depends on it (a clipped sum has sensitivity C
+        under add/remove and 2C under substitution).
+    scheme : SamplingScheme
+    relation : NeighbouringRelation or str, optional
+        The relation on the full dataset (default: the scheme's natural one).
+    group_privacy : "white-box", "black-box" or None
+        How the group profiles δ_k (k ≥ 2 copies) are obtained (default: white-box where the
+        mechanism knows them).
+
+    Returns
+    -------
+    PrivacyProfile
+        An :class:`AmplifiedProfile` (or :class:`PoissonSubstitutionProfile`), with
+        ``.eta``, ``.theorem`` and ``.points(eps)``.
+
+    Examples
+    --------
+    Laplace θ = 1 with WR(10, 5), white-box group privacy (catalogue §3.10):
+
+    >>> from privamp import LaplaceMechanism
+    >>> from privamp.sampling import WR
+    >>> prof = amplify(LaplaceMechanism(1.0, relation="substitute"), WR(10, 5))
+    >>> row = prof.points(1.0)
+    >>> round(float(row["eps_amplified"][0]), 10), round(float(row["delta_amplified"][0]), 10)
+    (0.5327751164, 0.0341623295)
+    """
+    if not isinstance(scheme, SamplingScheme):
+        raise InvalidParameterError("scheme", "a SamplingScheme", scheme)
+    profile = mechanism.profile() if isinstance(mechanism, Mechanism) else mechanism
+    if not isinstance(profile, PrivacyProfile):
+        raise InvalidParameterError("mechanism", "a Mechanism or a PrivacyProfile", mechanism)
+    outer = scheme.natural_relation if relation is None else NeighbouringRelation.parse(
+        relation)
+    needed = scheme.base_relation(outer)
+    if profile.relation is not needed:
+        raise UnsupportedCombinationError(
+            f"{scheme!r} under {outer.value!r} needs a base mechanism stated under "
+            f"{needed.value!r}, but the given one holds for {profile.relation.value!r} "
+            f"(restate its sensitivity under {needed.value!r})")
+    group = None if group_privacy is None else check_enum("group_privacy", group_privacy,
+                                                          GroupPrivacy)
+    if isinstance(scheme, Poisson) and outer is S:
+        return PoissonSubstitutionProfile(profile, scheme)
+    return AmplifiedProfile(profile, scheme, outer, group)

@@ -1,0 +1,515 @@
+"""Subsampling schemes: Poisson, without/with replacement, MUST and general stage chains.
+
+Every scheme is an immutable object that
+
+* draws real subsamples with a :class:`numpy.random.Generator` (:meth:`SamplingScheme.sample`),
+  as distinct record indices and their multiplicities, fast for datasets of 10^7 records;
+* gives the law of the multiplicity of the differing record (:meth:`SamplingScheme.multiplicity`)
+  and the amplification parameter η = P(the record is in the subsample);
+* declares the neighbouring relations it is analysed under (:attr:`SamplingScheme.relations`)
+  and, for each, the relation the base mechanism must be stated under.
+
+The amplification theorems that use these live in :mod:`privamp.amplification.subsampling`.
+
+Schemes and their analyses (Balle, Barthe, Gaboardi 2018 "BBG"; Zhao & Liu 2023 "MUST"):
+
+=====================  =================  ===================================================
+scheme                 relation (outer)   theorem (base mechanism's relation)
+=====================  =================  ===================================================
+Poisson(γ)             add/remove         BBG Thm 8 (add/remove)
+Poisson(γ, n)          substitute         BBG Thm 14 (substitute; datasets of size n)
+WOR(n, m)              substitute         BBG Thm 9 (substitute)
+WR(n, m)               substitute         BBG Thm 10 (substitute, group profiles)
+WR(n, m)               add/remove         BBG Thm 11 (hybrid: base substitute; |x| = n)
+MUST.OW(n, b, m)       substitute         MUST Thm 5(a)
+MUST.WO(n, b, m)       substitute         MUST Cor 6 (identical in law to WR(n, m))
+MUST.WW(n, b, m)       substitute         MUST Thm 5(c) (printed as "(c) MUST.OW": erratum)
+StageChain(...)        substitute         privamp's first-stage coupling bound (docs)
+=====================  =================  ===================================================
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._validation import check_int, check_real, check_rng
+from ..errors import InvalidParameterError, UnsupportedCombinationError
+from ..relations import NeighbouringRelation
+from .multiplicity import MultiplicityPmf
+
+__all__ = [
+    "MustOW",
+    "MustWO",
+    "MustWW",
+    "Poisson",
+    "SamplingScheme",
+    "StageChain",
+    "Subsample",
+    "WithReplacement",
+    "WithoutReplacement",
+]
+
+R = NeighbouringRelation.ADD_REMOVE
+S = NeighbouringRelation.SUBSTITUTE
+
+
+@dataclass(frozen=True)
+class Subsample:
+    """One drawn subsample: distinct record ``indices`` (sorted) and their ``counts``.
+
+    >>> s = Subsample(np.array([2, 5]), np.array([1, 3]))
+    >>> s.size, s.take(np.arange(10) * 10).tolist()
+    (4, [20, 50, 50, 50])
+    """
+
+    indices: np.ndarray
+    counts: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Total number of records drawn, with multiplicity."""
+        return int(self.counts.sum())
+
+    @property
+    def distinct(self) -> int:
+        """Number of distinct records drawn."""
+        return int(self.indices.size)
+
+    def take(self, data: Any):
+        """The subsample as rows of ``data`` (repeated by multiplicity)."""
+        return np.asarray(data)[np.repeat(self.indices, self.counts)]
+
+    def multiset(self) -> np.ndarray:
+        """Record indices repeated by multiplicity."""
+        return np.repeat(self.indices, self.counts)
+
+
+def _as_subsample(positions: np.ndarray) -> Subsample:
+    idx, counts = np.unique(positions, return_counts=True)
+    return Subsample(idx.astype(np.int64), counts.astype(np.int64))
+
+
+def _dataset_size(n_or_data: Any) -> int:
+    if isinstance(n_or_data, int | np.integer) and not isinstance(n_or_data, bool):
+        return check_int("n", n_or_data, "[0, inf)")
+    try:
+        return len(n_or_data)
+    except TypeError as exc:
+        raise InvalidParameterError("n_or_data", "a dataset size or an array of records",
+                                    n_or_data) from exc
+
+
+class SamplingScheme(abc.ABC):
+    """A subsampling scheme: draws subsamples and knows the multiplicity of a record."""
+
+    #: CLI name (``poisson``, ``wor``, ``wr``, ``must-ow``, ``must-wo``, ``must-ww``, ``chain``).
+    kind: ClassVar[str] = ""
+
+    @property
+    @abc.abstractmethod
+    def relations(self) -> dict[NeighbouringRelation, NeighbouringRelation]:
+        """Supported outer relations, each mapped to the relation the base mechanism needs."""
+
+    @property
+    def natural_relation(self) -> NeighbouringRelation:
+        """The relation the scheme is usually analysed under (the CLI default)."""
+        return next(iter(self.relations))
+
+    def base_relation(self, relation: NeighbouringRelation | str) -> NeighbouringRelation:
+        """The relation the base mechanism must be stated under for ``relation`` on the data,
+        or :class:`UnsupportedCombinationError` naming both."""
+        rel = NeighbouringRelation.parse(relation)
+        if rel not in self.relations:
+            supported = ", ".join(r.value for r in self.relations)
+            raise UnsupportedCombinationError(
+                f"{self!r} is not analysed under the {rel.value!r} relation (supported: "
+                f"{supported}){self._relation_hint(rel)}")
+        return self.relations[rel]
+
+    def _relation_hint(self, relation: NeighbouringRelation) -> str:
+        return ""
+
+    @abc.abstractmethod
+    def multiplicity(self) -> MultiplicityPmf:
+        """Law of the number of copies of the differing record in one subsample."""
+
+    @property
+    def eta(self) -> float:
+        """η = P(the differing record appears in the subsample), rounded up."""
+        return self.multiplicity().eta
+
+    @abc.abstractmethod
+    def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Positions drawn (with repetition), for a dataset of size n."""
+
+    def sample(self, n_or_data: Any, rng: Any = None) -> Subsample:
+        """Draw one subsample from a dataset of size n (or from an array of records).
+
+        Returns the distinct record indices and their multiplicities; use
+        :meth:`Subsample.take` to get the records themselves.
+        """
+        n = _dataset_size(n_or_data)
+        self._check_dataset_size(n)
+        return _as_subsample(self._draw(n, check_rng(rng)))
+
+    def _check_dataset_size(self, n: int) -> None:
+        expected = getattr(self, "n", None)
+        if expected is not None and n != expected:
+            raise InvalidParameterError(
+                "n_or_data", f"a dataset of the scheme's size n = {expected}", n)
+
+
+# -------------------------------------------------------------------------------------------
+# one-stage schemes
+# -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Poisson(SamplingScheme):
+    """Poisson subsampling: each record is kept independently with probability ``rate``.
+
+    Parameters
+    ----------
+    rate : float
+        Sampling rate γ ∈ (0, 1].
+    n : int, optional
+        Dataset size. Needed only for the substitution relation (Theorem 14 of BBG depends on
+        it); under add/remove (the natural relation) the dataset size is not needed.
+
+    Multiplicity: K ∈ {0, 1} with P(K = 1) = γ; η = γ.
+
+    >>> s = Poisson(0.01)
+    >>> s.eta, s.sample(10_000, rng=0).size > 0
+    (0.01, True)
+    """
+
+    rate: float
+    n: int | None = None
+    kind: ClassVar[str] = "poisson"
+
+    def __post_init__(self):
+        object.__setattr__(self, "rate", check_real("rate", self.rate, "(0, 1]"))
+        if self.n is not None:
+            object.__setattr__(self, "n", check_int("n", self.n, "[1, inf)"))
+
+    @property
+    def relations(self):
+        return {R: R, S: S}
+
+    def _relation_hint(self, relation):
+        return ""
+
+    def multiplicity(self) -> MultiplicityPmf:
+        return MultiplicityPmf.bernoulli(self.rate)
+
+    @property
+    def eta(self) -> float:
+        return self.rate
+
+    def _draw(self, n, rng):
+        q = self.rate
+        if q >= 0.05 or n < 10_000:
+            return np.flatnonzero(rng.random(n) < q)
+        # gaps between kept records are Geometric(q): O(kept) work, exact
+        expected = n * q
+        chunk = int(expected + 10 * math.sqrt(expected) + 16)
+        positions = []
+        last = -1
+        while True:
+            gaps = rng.geometric(q, size=chunk)
+            pos = last + np.cumsum(gaps)
+            inside = pos[pos < n]
+            positions.append(inside)
+            if inside.size < pos.size:
+                break
+            last = int(pos[-1])
+        return np.concatenate(positions)
+
+    def _check_dataset_size(self, n):
+        if self.n is not None and n != self.n:
+            raise InvalidParameterError("n_or_data", f"a dataset of the scheme's size n = "
+                                        f"{self.n}", n)
+
+    def __repr__(self) -> str:
+        return f"Poisson(rate={self.rate:g}" + (f", n={self.n})" if self.n else ")")
+
+
+@dataclass(frozen=True)
+class WithoutReplacement(SamplingScheme):
+    """Sampling without replacement: a uniform m-subset of the n records (BBG §4).
+
+    Multiplicity: K ∈ {0, 1} with P(K = 1) = m/n; η = m/n. Analysed under substitution only: under
+    add/remove the dataset size is private and a fixed m is not always available.
+
+    >>> WithoutReplacement(n=5, m=2).eta
+    0.4
+    """
+
+    n: int
+    m: int
+    kind: ClassVar[str] = "wor"
+
+    def __post_init__(self):
+        n = check_int("n", self.n, "[1, inf)")
+        m = check_int("m", self.m, "[1, inf)")
+        if m > n:
+            raise InvalidParameterError("m", f"at most n = {n} (sampling without replacement)",
+                                        m)
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "m", m)
+
+    @property
+    def relations(self):
+        return {S: S}
+
+    def _relation_hint(self, relation):
+        return ("; under add/remove the dataset size is private, use Poisson subsampling or "
+                "sampling with replacement (Theorem 11)")
+
+    def multiplicity(self) -> MultiplicityPmf:
+        return MultiplicityPmf.bernoulli(self.m / self.n)
+
+    @property
+    def eta(self) -> float:
+        from .._numerics import div_up
+
+        return div_up(float(self.m), float(self.n))
+
+    def _draw(self, n, rng):
+        return rng.choice(n, size=self.m, replace=False)
+
+    def __repr__(self) -> str:
+        return f"WOR(n={self.n}, m={self.m})"
+
+
+@dataclass(frozen=True)
+class WithReplacement(SamplingScheme):
+    """Sampling with replacement: m independent uniform draws from the n records (BBG §4).
+
+    Multiplicity: K ~ Binomial(m, 1/n); η = 1 − (1 − 1/n)^m. m > n is allowed (catalogue E14).
+    Under substitution: Theorem 10; under add/remove: the hybrid Theorem 11, whose guarantee is
+    for datasets of size exactly n (and their add/remove neighbours).
+
+    >>> round(WithReplacement(n=10, m=5).eta, 12)
+    0.40951
+    """
+
+    n: int
+    m: int
+    kind: ClassVar[str] = "wr"
+
+    def __post_init__(self):
+        object.__setattr__(self, "n", check_int("n", self.n, "[1, inf)"))
+        object.__setattr__(self, "m", check_int("m", self.m, "[1, inf)"))
+
+    @property
+    def relations(self):
+        return {S: S, R: S}
+
+    def multiplicity(self) -> MultiplicityPmf:
+        return MultiplicityPmf.point(1).then_with_replacement(self.n, self.m)
+
+    def _draw(self, n, rng):
+        return rng.integers(0, n, size=self.m)
+
+    def __repr__(self) -> str:
+        return f"WR(n={self.n}, m={self.m})"
+
+
+# -------------------------------------------------------------------------------------------
+# multistage schemes
+# -------------------------------------------------------------------------------------------
+
+_STAGE_KINDS = ("wor", "wr")
+
+
+@dataclass(frozen=True)
+class StageChain(SamplingScheme):
+    """A chain of sampling stages: stage i draws ``sizes[i]`` items, with (``"wr"``) or without
+    (``"wor"``) replacement, from the items of stage i − 1 (stage 0 draws from the dataset).
+
+    Parameters
+    ----------
+    n : int
+        Dataset size.
+    stages : sequence of (kind, size)
+        e.g. ``[("wor", 500), ("wr", 400)]`` is MUST.OW(n, 500, 400).
+
+    The multiplicity law is exact (hypergeometric and binomial transitions, stage by stage). The
+    amplification bound used for a general chain is privamp's *first-stage coupling bound*
+    (docs/architecture.md): ε' uses η₁ = P(the record is selected by the first stage), δ' the
+    exact final multiplicity law. For the two-stage MUST forms, :class:`MustOW`, :class:`MustWO`
+    and :class:`MustWW` use the tighter η of Zhao & Liu's Theorem 5 / Corollary 6.
+
+    >>> chain = StageChain(100, [("wr", 50), ("wor", 30), ("wr", 20)])
+    >>> round(chain.first_stage_eta, 6), round(chain.eta, 6)
+    (0.394994, 0.071779)
+    """
+
+    n: int
+    stages: tuple = field(default=())
+    kind: ClassVar[str] = "chain"
+
+    def __post_init__(self):
+        n = check_int("n", self.n, "[1, inf)")
+        if isinstance(self.stages, str | bytes) or not hasattr(self.stages, "__iter__"):
+            raise InvalidParameterError("stages", "a sequence of (kind, size) pairs",
+                                        self.stages)
+        stages = []
+        size_in = n
+        for i, stage in enumerate(self.stages):
+            try:
+                kind, size = stage
+            except (TypeError, ValueError) as exc:
+                raise InvalidParameterError(f"stages[{i}]", "a (kind, size) pair",
+                                            stage) from exc
+            if kind not in _STAGE_KINDS:
+                raise InvalidParameterError(f"stages[{i}]", "a stage kind 'wor' or 'wr'", kind)
+            size = check_int(f"stages[{i}] size", size, "[1, inf)")
+            if kind == "wor" and size > size_in:
+                raise InvalidParameterError(
+                    f"stages[{i}] size", f"at most the previous stage's size {size_in} "
+                    "(without replacement)", size)
+            stages.append((kind, size))
+            size_in = size
+        if not stages:
+            raise InvalidParameterError("stages", "a non-empty sequence of stages", self.stages)
+        object.__setattr__(self, "n", n)
+        object.__setattr__(self, "stages", tuple(stages))
+
+    @property
+    def relations(self):
+        return {S: S}
+
+    def _relation_hint(self, relation):
+        return "; multistage schemes are analysed under substitution"
+
+    @property
+    def m(self) -> int:
+        """Final subsample size."""
+        return self.stages[-1][1]
+
+    def multiplicity(self) -> MultiplicityPmf:
+        pmf = MultiplicityPmf.point(1)
+        size_in = self.n
+        for kind, size in self.stages:
+            if kind == "wor":
+                pmf = pmf.then_without_replacement(size_in, size)
+            else:
+                pmf = pmf.then_with_replacement(size_in, size)
+            size_in = size
+        return pmf
+
+    @property
+    def first_stage_eta(self) -> float:
+        """η₁ = P(the record is selected by the first stage), rounded up."""
+        kind, size = self.stages[0]
+        if kind == "wor":
+            from .._numerics import div_up
+
+            return div_up(float(size), float(self.n))
+        return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta
+
+    @property
+    def amplification_eta(self) -> float:
+        """The η used in the ε-map: η₁ for a general chain (see class docstring)."""
+        return self.first_stage_eta
+
+    def _draw(self, n, rng):
+        kind, size = self.stages[0]
+        current = (rng.choice(n, size=size, replace=False) if kind == "wor"
+                   else rng.integers(0, n, size=size))
+        for kind, size in self.stages[1:]:
+            pick = (rng.choice(current.size, size=size, replace=False) if kind == "wor"
+                    else rng.integers(0, current.size, size=size))
+            current = current[pick]
+        return current
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{k.upper()}({s})" for k, s in self.stages)
+        return f"StageChain(n={self.n}, {parts})"
+
+
+def _must_sizes(n, b, m) -> tuple[int, int, int]:
+    n = check_int("n", n, "[1, inf)")
+    b = check_int("b", b, "[1, inf)")
+    m = check_int("m", m, "[1, inf)")
+    return n, b, m
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class _Must(StageChain):
+    b: int = 0
+
+    def __init__(self, n: int, b: int, m: int):
+        n, b, m = _must_sizes(n, b, m)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "stages", self._stage_list(n, b, m))
+        object.__setattr__(self, "n", n)
+        StageChain.__post_init__(self)
+
+    def _stage_list(self, n, b, m):
+        raise NotImplementedError  # pragma: no cover - every subclass defines it
+
+    @property
+    def amplification_eta(self) -> float:
+        """η = P(the record is in the final subsample) (MUST Theorem 5 / Corollary 6)."""
+        return self.eta
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__.replace('Must', 'MUST.')}(n={self.n}, b={self.b}, m={self.m})"
+
+
+class MustOW(_Must):
+    """MUST.OW(n, b, m): b records without replacement, then m draws with replacement from them
+    (Zhao & Liu 2023, Definition 4(a)). Requires b ≤ n.
+
+    η = (b/n)(1 − (1 − 1/b)^m); multiplicity (b/n)·Binomial(m, 1/b) (MUST Theorem 5(a)).
+
+    >>> round(MustOW(1000, 500, 400).eta, 10)
+    0.2755154175
+    """
+
+    kind: ClassVar[str] = "must-ow"
+
+    def _stage_list(self, n, b, m):
+        if b > n:
+            raise InvalidParameterError("b", f"at most n = {n} (stage I is without replacement)",
+                                        b)
+        return (("wor", b), ("wr", m))
+
+
+class MustWO(_Must):
+    """MUST.WO(n, b, m): b draws with replacement, then m of them without replacement
+    (Definition 4(b)). Requires m ≤ b. Identical in law to WR(n, m) (Corollary 6).
+
+    >>> round(MustWO(1000, 500, 400).eta, 9)
+    0.329814094
+    """
+
+    kind: ClassVar[str] = "must-wo"
+
+    def _stage_list(self, n, b, m):
+        if m > b:
+            raise InvalidParameterError("m", f"at most b = {b} (stage II is without replacement)",
+                                        m)
+        return (("wr", b), ("wor", m))
+
+
+class MustWW(_Must):
+    """MUST.WW(n, b, m): b draws with replacement, then m draws with replacement from them
+    (Definition 4(c); Theorem 5 prints its part (c) as "MUST.OW", an erratum).
+
+    >>> round(MustWW(1000, 500, 400).eta, 9)
+    0.240907592
+    """
+
+    kind: ClassVar[str] = "must-ww"
+
+    def _stage_list(self, n, b, m):
+        return (("wr", b), ("wr", m))
