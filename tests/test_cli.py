@@ -32,7 +32,7 @@ def test_profile_json_contract_and_values(capsys):
     d = run_json(["profile", "--mechanism", "gaussian", "--sigma", "2", "--sampling", "none",
                   "--eps", "0.5", "1", "3"], capsys)
     assert d["eta"] == 1.0
-    assert d["relation"] == "add-remove" and d["sampling"] == "none"
+    assert d["relation"] == "add-remove" and d["sampling"] == {"scheme": "none"}
     expected = GaussianMechanism(2.0).profile().delta([0.5, 1.0, 3.0])
     assert [p["eps"] for p in d["points"]] == [0.5, 1.0, 3.0]
     for p, e in zip(d["points"], expected, strict=True):

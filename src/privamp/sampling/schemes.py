@@ -348,7 +348,7 @@ class StageChain(SamplingScheme):
 
     >>> chain = StageChain(100, [("wr", 50), ("wor", 30), ("wr", 20)])
     >>> round(chain.first_stage_eta, 6), round(chain.eta, 6)
-    (0.394994, 0.071779)
+    (0.394994, 0.137868)
     """
 
     n: int
