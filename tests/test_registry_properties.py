@@ -82,7 +82,9 @@ def test_group_profiles_grow_with_k_and_white_is_below_black(name, data):
     white = prof._white_box_group(3)
     if white is not None:
         black = prof.group(3, "black-box").delta(GRID)
-        assert np.all(white.delta(GRID) <= black * (1 + 1e-12) + 1e-300)
+        # at a pure-DP boundary both are rounded-up zeros: kθ rounded up by one ulp can read
+        # 3e-17 where the black-box value reads 2e-17, hence the absolute slack
+        assert np.all(white.delta(GRID) <= black * (1 + 1e-12) + 1e-15)
 
 
 @pytest.mark.parametrize("name", NAMES)
