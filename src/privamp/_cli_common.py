@@ -193,10 +193,15 @@ def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
     outer = (scheme.natural_relation if args.relation is None
              else NeighbouringRelation.parse(args.relation))
     mech = build_mechanism(args, scheme.base_relation(outer))
-    profile = amplify(mech, scheme, outer, method)
-    if args.group_size != 1:
-        profile = profile.group(args.group_size, "black-box")
-    return mech, profile
+    return mech, amplify(mech, scheme, outer, method)
+
+
+def group_of(profile: PrivacyProfile, args: argparse.Namespace) -> PrivacyProfile:
+    """``--group-size K`` applied to a (possibly amplified) profile: black-box after sampling,
+    the mechanism's own group profile otherwise (already applied by :func:`profile_for`)."""
+    if args.group_size == 1 or not hasattr(profile, "points"):
+        return profile
+    return profile.group(args.group_size, "black-box")
 
 
 # ---------------------------------------------------------------------------------------------

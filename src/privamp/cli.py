@@ -27,6 +27,7 @@ from ._cli_common import (
     describe_mechanism,
     describe_scheme,
     emit_json,
+    group_of,
     num,
     profile_for,
     table,
@@ -45,6 +46,9 @@ def _cmd_profile(args: argparse.Namespace) -> int:
     eps = np.asarray(args.eps, dtype=float)
     if hasattr(profile, "points"):  # amplified by a sampling scheme
         pts = profile.points(eps)
+        grouped = group_of(profile, args)
+        if grouped is not profile:  # groups of records on the full dataset
+            pts["delta_amplified"] = np.atleast_1d(grouped.delta(pts["eps_amplified"]))
         base = profile.base
         log_delta = np.atleast_1d(base.log_delta(eps))
         eta = float(profile.eta)
@@ -112,7 +116,8 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
     if hasattr(profile, "points"):
         scheme = describe_scheme(build_scheme(args))
         params = ", ".join(f"{k}={v}" for k, v in scheme.items() if k != "scheme")
-        curves.append((f"after {scheme['scheme']}({params}), η={profile.eta:.4g}", profile))
+        curves.append((f"after {scheme['scheme']}({params}), η={profile.eta:.4g}",
+                       group_of(profile, args)))
         title = f"Base vs amplified profile ({profile.relation.value})"
     fig = plot_profiles(curves, eps, title=title)
     save_figure(fig, args.out)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
+from .._numerics import ULP, log1mexp, log_expm1, logsumexp_signed, round_up_log
 from .._validation import check_enum, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
@@ -98,9 +98,12 @@ def deamplify_eps(eps_prime: Any, eta: float):
     if eta <= 0.0:
         return np.full(e.shape, np.inf)[()] if e.ndim == 0 else np.full(e.shape, np.inf)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # log1p(expm1(ε')/η) overflows once log(e^{ε'} − 1) − log η passes ~709; then
+        # ε' − log η + log1p((η − 1) e^{−ε'}) is accurate (ε' is not small there)
+        use_large = log_expm1(np.minimum(e, 700.0)) - math.log(eta) > 700.0
         small = np.log1p(np.expm1(np.minimum(e, 700.0)) / eta)
         large = e - math.log(eta) + np.log1p((eta - 1.0) * np.exp(-e))
-    out = np.where(e > 700.0, large, small)
+    out = np.where(use_large | (e > 700.0), large, small)
     out = np.where(np.isinf(e), np.inf, out)
     out = np.where(eta >= 1.0, e, out)
     out = np.where(np.isfinite(out), out - 4 * ULP * np.abs(out), out)  # round down
@@ -189,7 +192,16 @@ class AmplifiedProfile(PrivacyProfile):
         if k_max is None or k_max == 0:
             return 0.0 if k_max == 0 else math.inf
         pure = self.base.group(k_max, self.group_privacy).pure_epsilon
-        return float(amplify_eps(pure, self.eta)) if math.isfinite(pure) else math.inf
+        if not math.isfinite(pure):
+            return math.inf
+        # the ε map is rounded up and its inverse down: nudge the threshold until the profile,
+        # as computed, is exactly zero there (a few ulp at most)
+        cand = float(amplify_eps(pure, self.eta))
+        for _ in range(64):
+            if self._log_delta(np.array([cand]))[0] == -math.inf:
+                return cand
+            cand = cand * (1 + 64 * ULP) + 1e-300
+        return math.inf  # pragma: no cover - the nudge converges in a few steps
 
     def points(self, eps: Any) -> dict[str, np.ndarray]:
         """For base ε values: ``eps``, ``delta`` = δ(ε), ``eps_amplified`` = ε' (rounded up) and
