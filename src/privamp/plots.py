@@ -47,10 +47,12 @@ def plot_profiles(
         fig, ax = plt.subplots(figsize=(7.0, 4.5), layout="constrained")
     else:
         fig = ax.figure
-    for label, profile in curves:
+    styles = ("-", "--", "-.", ":")  # coinciding curves stay visible
+    for i, (label, profile) in enumerate(curves):
         delta = np.asarray(profile.delta(eps), dtype=float)
         shown = np.where(delta > 0, delta, np.nan) if log_scale else delta
-        (line,) = ax.plot(eps, shown, label=label, linewidth=1.8)
+        (line,) = ax.plot(eps, shown, label=label, linewidth=1.8,
+                          linestyle=styles[(i // 10 + i) % len(styles)] if i else "-")
         pure = profile.pure_epsilon
         if np.isfinite(pure) and eps.min() <= pure <= eps.max() and log_scale:
             ax.axvline(pure, color=line.get_color(), linestyle=":", linewidth=1.0)
