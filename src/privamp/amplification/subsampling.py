@@ -82,7 +82,8 @@ def amplify_eps(eps: Any, eta: float):
     out = np.where(e > 700.0, large, small)
     out = np.where(np.isinf(e), np.inf if eta > 0 else 0.0, out)
     out = np.where(eta >= 1.0, e, out)
-    out = np.where(np.isfinite(out), out + 4 * ULP * np.abs(out), out)  # round up
+    with np.errstate(invalid="ignore"):
+        out = np.where(np.isfinite(out), out + 4 * ULP * np.abs(out), out)  # round up
     out = np.minimum(out, e)  # ε' ≤ ε always
     return float(out) if out.ndim == 0 else out
 
@@ -106,7 +107,8 @@ def deamplify_eps(eps_prime: Any, eta: float):
     out = np.where(use_large | (e > 700.0), large, small)
     out = np.where(np.isinf(e), np.inf, out)
     out = np.where(eta >= 1.0, e, out)
-    out = np.where(np.isfinite(out), out - 4 * ULP * np.abs(out), out)  # round down
+    with np.errstate(invalid="ignore"):
+        out = np.where(np.isfinite(out), out - 4 * ULP * np.abs(out), out)  # round down
     out = np.maximum(out, e)  # ε ≥ ε'
     return float(out) if out.ndim == 0 else out
 

@@ -1,0 +1,284 @@
+"""Pessimistic and optimistic discretisation of a dominating pair onto a uniform loss grid.
+
+Both start from the pair's hockey-stick curve f(α) = D_α(P ‖ Q), which is convex and
+non-increasing in α = e^ε, with f(0) = 1.
+
+**Upper ("connect the dots", Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022).** Take upper
+bounds f̂_i at α_i = e^{ih} and the greatest convex minorant of the points; the piecewise-linear
+curve through them (joined to (0, 1) on the left and flat at f̂_K on the right) is ≥ f (f is a
+convex function below the points) and is itself the hockey-stick curve of a pair supported on the
+grid: a kink of slope change q_j at α_j is a point with Q-mass q_j and P-mass α_j q_j, i.e. privacy
+loss exactly jh. That pair dominates (P, Q), so its compositions bound the true compositions with
+no drift in the number of steps (naive rounding of losses up drifts by one grid step per
+composition).
+
+**Lower.** Take lower bounds d_i ≤ f(α_i) and lower each by the largest possible gap between a
+chord of f and f on the adjacent cells — on cell i, f lies above both neighbouring secant lines
+extended, so the chord exceeds f by at most g_i = a_i b_i w_i / (a_i + b_i) (a_i, b_i the slope
+jumps at the cell's ends, w_i its width). The convex minorant of the lowered points is then a
+curve ≤ f everywhere, i.e. a pair *dominated* by (P, Q); its left end is extended to meet 1 − α
+and its right end to meet a lower bound on D_∞. The two kinks that fall off the grid are moved to
+lower losses (the left one to −∞, the right one to the top grid point), which can only decrease
+the δ of any composition (δ is E_P[(1 − e^{ε − L})_+], increasing in L).
+
+Rounding: P-masses are rounded up (upper) or down (lower); the slopes use exact subtractions
+(Sterbenz) of neighbouring values. Curves values below 1e-300 contribute nothing and are dropped.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._numerics import ULP
+from .curves import PairCurve
+
+__all__ = ["lower_masses", "upper_masses"]
+
+
+def _convex_minorant(x: np.ndarray, y: np.ndarray, *, passes: int = 24) -> np.ndarray:
+    """Indices of the vertices of the greatest convex minorant of the points (x_i, y_i), x
+    strictly increasing.
+
+    A few vectorised pruning passes (remove every interior vertex on or above the chord of its
+    neighbours; never two neighbours in one pass) take away almost all non-vertices; a monotone
+    chain (Andrew's algorithm) on the survivors finishes the job in linear time, so long cascades
+    of removals cannot make it slow.
+    """
+    keep = np.arange(x.size)
+    for _ in range(passes):
+        if keep.size <= 2:
+            return keep
+        xs, ys = x[keep], y[keep]
+        s1 = (ys[1:-1] - ys[:-2]) * (xs[2:] - xs[1:-1])
+        s2 = (ys[2:] - ys[1:-1]) * (xs[1:-1] - xs[:-2])
+        bad = s1 >= s2  # slope before ≥ slope after: not a strict vertex
+        if not np.any(bad):
+            return keep
+        drop = np.flatnonzero(bad) + 1
+        if drop.size > 1:
+            adjacent = np.flatnonzero(np.diff(drop) == 1) + 1
+            drop = np.delete(drop, adjacent[::2]) if adjacent.size else drop
+        mask = np.ones(keep.size, dtype=bool)
+        mask[drop] = False
+        keep = keep[mask]
+    xs, ys = x[keep].tolist(), y[keep].tolist()
+    hull: list[int] = []
+    for j in range(len(xs)):
+        while len(hull) >= 2:
+            i0, i1 = hull[-2], hull[-1]
+            if (ys[i1] - ys[i0]) * (xs[j] - xs[i1]) >= (ys[j] - ys[i1]) * (xs[i1] - xs[i0]):
+                hull.pop()
+            else:
+                break
+        hull.append(j)
+    return keep[np.array(hull, dtype=np.int64)]
+
+
+def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
+    """Indices of the lines ``c + s α`` (strictly increasing slopes) that appear in their
+    maximum over α ∈ ℝ: by duality, the vertices of the upper hull of the points (s, c)."""
+    return _convex_minorant(slopes, -intercepts)
+
+
+def upper_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int):
+    """P-masses of the connect-the-dots pair on losses ``(i_lo + j) h``, and its mass at +∞.
+
+    Returns ``(masses, p_inf)`` with ``masses.size == i_hi − i_lo + 1``.
+    """
+    idx = np.arange(i_lo, i_hi + 1)
+    eps = idx * h
+    with np.errstate(under="ignore"):
+        f = np.exp(curve.log_upper(eps))
+    alpha = np.exp(eps)
+    p_inf = float(f[-1])
+    live = f > 0
+    if not np.any(live):
+        masses = np.zeros(idx.size)
+        return masses, p_inf
+    # points: the anchor (0, 1), then the dots; the curve is flat at f[-1] to the right
+    x = np.concatenate([[0.0], alpha])
+    y = np.concatenate([[1.0], f])
+    verts = _convex_minorant(x, y)
+    vx, vy = x[verts], y[verts]
+    slopes = np.diff(vy) / np.diff(vx)  # non-decreasing, ≤ 0
+    slopes = np.append(slopes, 0.0)  # flat beyond the last dot
+    q = np.diff(slopes)  # slope jump at each vertex except the anchor
+    q = np.maximum(q, 0.0)
+    grid_vertex = verts[1:] - 1  # index into the dots
+    masses = np.zeros(idx.size)
+    masses[grid_vertex] = alpha[grid_vertex] * q * (1 + 2 * ULP)
+    # the flat right end carries p_inf; rounding can leave a sliver of P-mass unplaced
+    total = math.fsum(masses.tolist()) + p_inf
+    if total < 1.0:
+        first = grid_vertex[0]
+        masses[first] += (1.0 - total) * (1 + 2 * ULP)
+    return masses, p_inf
+
+
+def _cell_of(alpha: np.ndarray, x: float) -> int:
+    """Index c with alpha[c] ≤ x < alpha[c+1] (−1 below the grid, len − 1 at or above its top)."""
+    c = int(np.searchsorted(alpha, x, side="right")) - 1
+    return c
+
+
+def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
+    """Merge atoms (likelihood ratio β_k, Q-mass q_k) into atoms on the grid ``alpha``.
+
+    A carried atom and the next atom on the other side of a grid point G are merged in the
+    proportions that put their mean exactly at G (rounded so that the mean is never below G: the
+    merged likelihood ratio is then at least G, and recording it at G only lowers δ). Atoms with
+    no grid point between them merge into their mean. Returns the placed (index, P-mass) lists and
+    the unbalanced remainder ``[(β, q)]``.
+    """
+    k_pts = alpha.size
+    out_idx: list[int] = []
+    out_p: list[float] = []
+    carry_q = 0.0
+    carry_b = 0.0
+    order = range(beta.size - 1, -1, -1) if reverse else range(beta.size)
+    bl, ql, cl, el = beta.tolist(), q.tolist(), cells.tolist(), on_grid.tolist()
+    up = 1 + 8 * ULP
+    down = 1 - 8 * ULP
+    for k in order:
+        b, qm = bl[k], ql[k]
+        if el[k]:  # an atom on a grid point stays where it is
+            out_idx.append(cl[k])
+            out_p.append(b * qm)
+            continue
+        if carry_q <= 0:
+            carry_q, carry_b = qm, b
+            continue
+        c_carry = _cell_of(alpha, carry_b)
+        # the grid point between the carry and the new atom, next to the carry
+        g_i = c_carry if reverse else c_carry + 1
+        if reverse and g_i >= 0 and alpha[g_i] == carry_b:
+            g_i -= 1
+        between = 0 <= g_i < k_pts and (alpha[g_i] > b if reverse else alpha[g_i] < b)
+        if not between:
+            total = carry_q + qm
+            carry_b = (carry_q * carry_b + qm * b) / total
+            carry_q = total
+            continue
+        gpt = alpha[g_i]
+        near, far = abs(carry_b - gpt), abs(b - gpt)
+        # the mean must not fall below G: more weight on the atom above G
+        need = carry_q * near / far * (down if reverse else up)
+        if need <= qm:
+            out_idx.append(g_i)
+            out_p.append(gpt * (carry_q + need))
+            carry_q, carry_b = qm - need, b
+        else:
+            use = qm * far / near * (up if reverse else down)
+            use = min(use, carry_q)
+            out_idx.append(g_i)
+            out_p.append(gpt * (use + qm))
+            carry_q -= use
+    rest = [(carry_b, carry_q)] if carry_q > 0 else []
+    return out_idx, out_p, rest
+
+
+def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
+                 slope_tau: float | None = None):
+    """P-masses of a pair dominated by ``curve`` on losses ``(i_lo + j) h``, and its mass at +∞.
+
+    1. **Tangent envelope.** At each grid point α_i a line of slope in the curve's subgradient
+       (``curve.slope_bounds``) through a lower value, lowered by the slope uncertainty over the
+       line's active range, is below f everywhere. The upper envelope c of these lines, of 1 − α
+       and of a lower bound on D_∞ is a convex curve below f: a dominated pair whose atoms (the
+       kinks β_k, Q-mass the slope jump m_k) lie between grid points.
+    2. **Merging onto the grid.** Pairs of neighbouring atoms on either side of a grid point G
+       are merged, in proportions x(G − β_k) = y(β_{k+1} − G) that put the merged atom's
+       likelihood ratio exactly at G (slightly above, after rounding, never below) — a
+       post-processing of the pair, hence dominated again, and only a second-order loss of
+       information (no drift with the number of compositions). Mass that cannot be balanced is
+       moved down to the grid point below it (a smaller loss, which only lowers δ); mass below
+       the grid is dropped.
+
+    Returns ``(masses, p_inf)``; the masses may sum to less than 1.
+    """
+    idx = np.arange(i_lo, i_hi + 1)
+    k_pts = idx.size
+    masses = np.zeros(k_pts)
+    eps = idx * h
+    with np.errstate(under="ignore"):
+        d = np.exp(curve.log_lower(eps))
+        p_inf = float(np.exp(curve.log_lower(np.array([np.inf]))[0]))
+    p_inf = max(0.0, p_inf * (1 - 4 * ULP))
+    alpha = np.exp(eps)
+    tau = h / 256.0 if slope_tau is None else slope_tau
+    s_lo, s_hi = curve.slope_bounds(eps, tau)
+    s_lo = np.minimum(s_lo, s_hi)
+    slope = 0.5 * (s_lo + s_hi)
+    unc = 0.5 * (s_hi - s_lo)
+    w = np.diff(alpha)
+    reach = np.maximum(np.concatenate([[w[0]], w]), np.concatenate([w, [w[-1]]]))
+    slack = 16 * ULP * (np.abs(d) + np.abs(slope) * alpha)
+    y = d - slack
+    # lines of slope −1 are 1 − α itself (or below it); lines below 1 − α or p∞ at their own
+    # grid point contribute little — dropping lines only lowers the envelope, which is safe
+    ok = (slope > -1.0) & (y > np.maximum(1.0 - alpha, p_inf))
+
+    def envelope(extra):
+        yy = y - unc * reach * extra
+        intercept = yy - slope * alpha
+        sl = np.concatenate([[-1.0], slope[ok], [0.0]])
+        ic = np.concatenate([[1.0], intercept[ok], [p_inf]])
+        src = np.concatenate([[-1], np.flatnonzero(ok), [-1]])
+        order = np.lexsort((-ic, sl))  # by slope, highest intercept first among equal slopes
+        sl, ic, src = sl[order], ic[order], src[order]
+        first = np.concatenate([[True], np.diff(sl) > 0])
+        sl, ic, src = sl[first], ic[first], src[first]
+        env = _upper_envelope(sl, ic)
+        return sl[env], ic[env], src[env]
+
+    extra = np.ones(k_pts)
+    for attempt in range(16):
+        es, ec, esrc = envelope(extra)
+        if es.size < 2:
+            break
+        kinks = (ec[:-1] - ec[1:]) / (es[1:] - es[:-1])
+        # each grid line must be below f on its active range: widen its margin if the range
+        # reaches further than its margin covers (after a few rounds, drop such lines instead:
+        # dropping a line only lowers the envelope)
+        lo_end = np.concatenate([[0.0], kinks])
+        hi_end = np.concatenate([kinks, [np.inf]])
+        grid = esrc >= 0
+        gi = esrc[grid]
+        dist = np.maximum(alpha[gi] - lo_end[grid], hi_end[grid] - alpha[gi])
+        need = dist / reach[gi]
+        bad = (need > extra[gi] * (1 - 1e-12)) & (unc[gi] > 0)
+        if not np.any(bad):
+            break
+        if attempt < 6:
+            extra[gi[bad]] = np.minimum(need[bad] * 2.0, 1e300)
+        else:
+            ok[gi[bad]] = False
+    else:  # pragma: no cover - dropping lines always terminates well before this
+        raise AssertionError("lower PLD: line margins did not converge")
+    if es.size < 2:
+        return masses, p_inf
+    q = np.maximum(es[1:] - es[:-1], 0.0)  # Q-mass of each kink
+    beta = kinks
+    live = (q > 0) & (beta > 0)
+    beta, q = beta[live], q[live]
+    # merge neighbouring atoms on either side of a grid point (module doc), sweeping towards
+    # the lighter tail so that the one unbalanced remainder is small
+    cells = np.searchsorted(alpha, beta, side="right") - 1
+    on_grid = (cells >= 0) & (alpha[np.clip(cells, 0, k_pts - 1)] == beta)
+    best = None
+    for reverse in (False, True):
+        placed_idx, placed_p, rest = _merge_atoms(beta, q, cells, on_grid, alpha, reverse)
+        cost = sum(b * m for b, m in rest)
+        if best is None or cost < best[0]:
+            best = (cost, placed_idx, placed_p, rest)
+    _, placed_idx, placed_p, rest = best
+    for b, m in rest:  # the remainder moves down to the grid point below it
+        c = _cell_of(alpha, b)
+        if c >= 0:
+            placed_idx.append(min(c, k_pts - 1))
+            placed_p.append(b * m)
+    if placed_idx:
+        np.add.at(masses, np.array(placed_idx), np.array(placed_p) * (1 - 8 * ULP))
+    return np.maximum(masses, 0.0), p_inf
