@@ -672,7 +672,8 @@ def _log1p_f(c: np.ndarray, q: float, lq1: float):
     k = np.arange(2.0, 90.0)[None, :]
     cc = c[:, None]
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        terms = (q ** k / k) * ((-1.0) ** (k + 1) * cc ** k - cc)
+        # ((−1)^{k+1}(cq)^k − c q^k)/k: both parts stay in range (cq < ¼, q < ¼)
+        terms = ((-1.0) ** (k + 1) * (cc * q) ** k - cc * q ** k) / k
         series = np.sum(terms[:, ::-1], axis=1)  # smallest first
         series_err = 16 * ULP * np.sum(np.abs(terms), axis=1)
     direct = c * lq1 + np.log1p(c * q)
@@ -680,6 +681,14 @@ def _log1p_f(c: np.ndarray, q: float, lq1: float):
     use_series = (q < 0.25) & (c * q < 0.25)
     return (np.where(use_series, series, direct),
             np.where(use_series, series_err, direct_err))
+
+
+def _hazard(x: np.ndarray) -> np.ndarray:
+    """A bound on (log Φ)'(x) = φ(x)/Φ(x): 1 + |x| for x < 0 (Mills ratio), 2φ(x) + 1e-300
+    for x ≥ 0 (Φ(x) ≥ ½)."""
+    with np.errstate(under="ignore"):
+        return np.where(x < 0, 1.0 + np.abs(x), 0.8 * np.exp(-0.5 * np.minimum(x * x, 1e6))
+                        + 1e-300)
 
 
 def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
@@ -693,10 +702,10 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
     c = a - 1.0
     f, f_err = _log1p_f(c, q, lq1)
     h = np.expm1(f)  # (1−q)^{α−1}(1 + (α−1)q) − 1 < 0
-    with np.errstate(divide="ignore"):
-        h_rel = np.where(h < 0, (np.abs(h) * 8 * ULP + f_err * (1.0 + np.abs(h))) / np.abs(h), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h_rel = (np.abs(h) * 8 * ULP + f_err * (1.0 + np.abs(h))) / np.abs(h)
         neg = np.stack([
-            np.where(h < 0, np.log(np.abs(h)), -np.inf),
+            np.log(-h),  # NaN unless h < 0: such orders are left uncertified (NaN) below
             a * lq1 + special.log_ndtr(-x0),
             np.log(a) + lq + c * lq1 + special.log_ndtr(theta - x0),
         ], axis=1)
@@ -719,11 +728,11 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
         with np.errstate(over="ignore", invalid="ignore"):
             t1 = lc + i * lq + m * lq1 + (i * i - i) * th2 + special.log_ndtr(arg1)
             t2 = lc + i * lq1 + m * lq + (m * m - m) * th2 + special.log_ndtr(arg2)
-        # rounding of each log-term, plus log Φ's sensitivity |x| to its argument's error
+        # rounding of each log-term, plus the effect of the argument's rounding on log Φ
         e1 = _term_error(lc, i * lq, m * lq1, (i * i - i) * th2, t1) + \
-            _TERM_ULPS * ULP * (1 + np.abs(arg1)) * (1 + abs(x0) + theta * i)
+            _TERM_ULPS * ULP * _hazard(arg1) * (1 + abs(x0) + theta * i)
         e2 = _term_error(lc, i * lq1, m * lq, (m * m - m) * th2, t2) + \
-            _TERM_ULPS * ULP * (1 + np.abs(arg2)) * (1 + abs(x0) + theta * np.abs(m))
+            _TERM_ULPS * ULP * _hazard(arg2) * (1 + abs(x0) + theta * np.abs(m))
         logs = np.concatenate([neg[pending], t1[:, 2:-1], t2[:, :-1]], axis=1)
         signs = np.concatenate([np.full((pending.size, 3), -1.0), sg[:, 2:-1], sg[:, :-1]],
                                axis=1)
@@ -731,21 +740,25 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
         scale = np.max(logs, axis=1)
         with np.errstate(over="ignore", invalid="ignore"):
             mags = np.exp(logs - scale[:, None])
-            total = np.sum(signs * mags, axis=1)
+            # correctly rounded sums (math.fsum): the summation error is 1 ulp of the result
+            total = np.array([math.fsum(row) for row in (signs * mags).tolist()])
             om1 = sg[:, -1] * np.exp(t1[:, -1] - scale)
             om2 = sg[:, -1] * np.exp(t2[:, -1] - scale)
+        broken = ~np.all(np.isfinite(logs) | np.isneginf(logs), axis=1) | ~np.isfinite(total)
         done = ((np.maximum(np.abs(om1), np.abs(om2)) <= rtol * np.abs(total)) & (total > 0)) \
-            | (n_terms >= max_terms)
+            | (n_terms >= max_terms) | broken
         if np.any(done):
             mags_d = mags[done]
-            rounding = np.sum(mags_d * np.expm1(errs[done]), axis=1) + \
-                (logs.shape[1] + 4) * 2 * ULP * np.sum(mags_d, axis=1)
+            # Σ |term|·(relative error bound), itself inflated for its own rounding, plus the
+            # rounding of the correctly rounded signed sum
+            rounding = np.sum(mags_d * np.expm1(errs[done]), axis=1) * (1 + logs.shape[1] * ULP) \
+                + 2 * ULP * np.abs(total[done])
             # alternating tails with decreasing terms: each lies between 0 and its first term
             upper = total[done] + rounding + np.maximum(om1[done], 0) + np.maximum(om2[done], 0)
             lower = total[done] - rounding + np.minimum(om1[done], 0) + np.minimum(om2[done], 0)
             sc = scale[done]
             cd = c[pending[done]]
-            ok = np.isfinite(upper) & (upper > 0)
+            ok = np.isfinite(upper) & (upper > 0) & ~broken[done]
             with np.errstate(divide="ignore", invalid="ignore"):
                 e_up = np.logaddexp(0.0, np.log(upper) + sc) / cd * (1 + 8 * ULP)
                 e_lo = np.where(lower > 0, np.logaddexp(0.0, np.log(lower) + sc) / cd
