@@ -200,7 +200,9 @@ def _laplace_eps(theta: float, a: np.ndarray):
         two = 2.0 * a - 1.0
         big_eps = np.logaddexp(np.log(a / two) + u, np.log(s / two) - v) / s
     eps = np.where(big, big_eps, small_eps)
-    rel = _REL * (4.0 + v)
+    # small branch: E(x) has condition number ≤ 2 + |x| in x (u ≤ 30; E(−v) ≤ 2);
+    # log-sum branch: the logarithm of two exponentials, condition ≤ 2
+    rel = np.where(big, 8 * _REL, _REL * (6.0 + u))
     return np.minimum(eps, theta), rel
 
 
@@ -222,7 +224,7 @@ def _rr_eps(log_odds: float, w: float, a: np.ndarray):
         small_eps = np.log1p(n_small) / s
         big_eps = (x + math.log1p(w) - _LOG2 + np.log1p(np.exp(-log_odds - 2.0 * x))) / s
     eps = np.where(big, big_eps, small_eps)
-    rel = _REL * (4.0 + x)
+    rel = np.where(big, 8 * _REL, _REL * (4.0 + x))  # sinh terms: condition ≤ 2 + x (x ≤ 20)
     return np.minimum(eps, log_odds), rel
 
 
@@ -267,8 +269,11 @@ def _rr_params(p: float) -> tuple[float, float]:
     return log_odds, w
 
 
-def _rr_curve(log_odds: float, w: float, orders, relation, label) -> ExactRdpCurve:
-    pure = (log_odds * (1 + 4 * ULP), log_odds * (1 - 4 * ULP))
+def _rr_curve(log_odds: float, w: float, orders, relation, label, *,
+              exact_log_odds: bool = False) -> ExactRdpCurve:
+    """``exact_log_odds``: L is the given ε itself (pure DP), not computed from p."""
+    slack = 0.0 if exact_log_odds else 4 * ULP
+    pure = (log_odds * (1 + slack), log_odds * (1 - slack))
     return _exact_curve(orders, lambda a: _rr_eps(log_odds, w, a), pure, relation, label)
 
 
@@ -306,7 +311,7 @@ def pure_dp_rdp(epsilon: float, orders: Any = DEFAULT_ORDERS, *,
     label = f"pure {eps:g}-DP"
     if math.isinf(eps):
         return _infinite_curve(o, rel, label)
-    return _rr_curve(eps, math.tanh(eps / 2.0), o, rel, label)
+    return _rr_curve(eps, math.tanh(eps / 2.0), o, rel, label, exact_log_odds=True)
 
 
 # ---------------------------------------------------------------------------------------------
