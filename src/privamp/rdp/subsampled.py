@@ -270,7 +270,7 @@ def _mixture_eps(alphas: np.ndarray, gamma: float, cgf: np.ndarray, *,
             g = np.where(ji >= 3, np.logaddexp(_LOG2, _LOG3 + log_expm1(k)), g)
         lc = log_comb(alpha_rep, j)
         lg = j * math.log(gamma)
-        l1g = _times(alpha_rep - j, math.log1p(-gamma))
+        l1g = _times(alpha_rep - j, float(np.log1p(-gamma)))  # −inf at γ = 1
         terms = lc + lg + l1g + g
     err = _term_error(lc, lg, l1g, k)
     out = []
