@@ -165,7 +165,8 @@ class RdpAccountant:
         eps, order = self._total.epsilon(delta, return_order=True, warn=False)
         if not (self._refine and self._events and 0.0 < delta < 1.0 and math.isfinite(order)
                 and eps > 0.0):
-            self._maybe_warn(order, False, False, None)
+            if eps > 0.0:  # ε = 0 cannot improve: the order does not matter
+                self._maybe_warn(order, False, False, None)
             return eps, order
         cand, low_edge, high_edge = self._local_orders(order)
         if cand.size:
