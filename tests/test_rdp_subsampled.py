@@ -474,3 +474,16 @@ def test_lower_bound_needs_an_exact_base():
         wbk_upper_bound(lower_curve, 10, 2, [2.0])
     exact_curve = RdpCurve([2.0, 3.0, np.inf], [0.1, 0.2, 1.0], bound="exact")
     assert subsampled_lower_bound(exact_curve, 0.1, [2.0, 3.0]).bound == "lower"
+
+
+def test_underflow_never_reports_identical_distributions():
+    """At absurdly small rates the true RDP (~1e-600) underflows; an RDP of 0 would mean
+    "identical distributions" (ε = 0 at every δ), so positive values are floored at 1e-300,
+    a valid bound. An exactly zero case (m = 0) stays 0."""
+    assert np.all(poisson_gaussian_rdp(1.0, 5e-324, [1.5, 2.0]).epsilons >= 1e-300)
+    assert np.all(zhu_wang_upper_bound(LAP, 1e-200, [2.0, 3.5]).epsilons >= 1e-300)
+    assert np.all(wbk_upper_bound(LAPS, 10**9, 1, [2.0]).epsilons > 0)
+    assert np.all(rdp_curve(LaplaceMechanism(1e200), [2.0]).epsilons >= 1e-300)
+    assert np.all(wbk_upper_bound(LAPS, 10, 0, [2.0]).epsilons == 0.0)
+    curve = poisson_gaussian_rdp(1.0, 5e-324, [2.0, 8.0]) * 10
+    assert curve.epsilon(1e-5, warn=False) > 0

@@ -99,6 +99,16 @@ __all__ = [
 _LOG2 = math.log(2.0)
 _REL = 64 * ULP  # per-operation allowance of the closed forms (NumPy's special functions: < 4 ulp)
 
+#: Upper values of distinct distributions never round to 0 (an RDP of 0 means "identical" to the
+#: conversion): a value that underflowed (true value below ~2e-308) is raised to this floor.
+POSITIVE_FLOOR = 1e-300
+
+
+def floor_positive(upper: np.ndarray, positive) -> np.ndarray:
+    """``upper`` with values that underflowed to 0 raised to :data:`POSITIVE_FLOOR` where
+    ``positive`` (the true value is known to be > 0)."""
+    return np.where(positive & (upper < POSITIVE_FLOOR), np.maximum(upper, POSITIVE_FLOOR), upper)
+
 
 def check_orders(orders: Any, name: str = "orders") -> np.ndarray:
     """Validate a grid of Rényi orders: a non-empty, strictly increasing 1-D array of reals in
@@ -240,6 +250,8 @@ def _exact_curve(orders: np.ndarray, eps_fn, pure: tuple[float, float], relation
         with np.errstate(invalid="ignore"):
             e_up = np.where(np.isfinite(eps), eps * (1.0 + rel), eps)
             e_lo = np.where(np.isfinite(eps), np.maximum(eps * (1.0 - rel), 0.0), eps)
+        # distinct distributions (pure ε > 0) have a positive RDP at every order
+        e_up = floor_positive(e_up, pure[0] > 0)
         up[finite] = np.minimum(e_up, pure[0])
         lo[finite] = np.minimum(e_lo, pure[1])
     up[~finite] = pure[0]

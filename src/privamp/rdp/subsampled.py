@@ -76,7 +76,7 @@ from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms import GaussianMechanism, GaussianProfile
 from ..relations import NeighbouringRelation
 from .curve import DEFAULT_ORDERS, RdpCurve
-from .mechanisms import ExactRdpCurve, check_orders, rdp_curve
+from .mechanisms import ExactRdpCurve, check_orders, floor_positive, rdp_curve
 
 __all__ = [
     "SubsampledBound",
@@ -278,7 +278,17 @@ def _mixture_eps(alphas: np.ndarray, gamma: float, cgf: np.ndarray, *,
         s = _segment_log1p_sum(terms, err, counts, upper)
         with np.errstate(invalid="ignore"):
             out.append(s / (alphas - 1.0) * (1.0 + (2.0 if upper else -2.0) * ULP))
-    return out[0], np.maximum(out[1], 0.0)
+    return floor_positive(out[0], _positive_segments(terms, counts)), np.maximum(out[1], 0.0)
+
+
+def _positive_segments(terms: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Whether each segment's sum Σ e^{t} is positive (some term is not log 0)."""
+    pos = np.zeros(counts.shape, dtype=bool)
+    nonempty = counts > 0
+    if terms.size:
+        starts = (np.cumsum(counts) - counts)[nonempty]
+        pos[nonempty] = np.maximum.reduceat(terms, starts) > -np.inf
+    return pos
 
 
 def _by_integer(values_at_ints: np.ndarray, ints: np.ndarray) -> np.ndarray:
@@ -407,7 +417,8 @@ def _wbk_values(alphas: np.ndarray, gamma: float, eps_by_j: np.ndarray, pure: fl
     err = _term_error(lc, lg, (j - 1.0) * e, cap_j)
     s = _segment_log1p_sum(terms, err, counts, upper=True)
     with np.errstate(invalid="ignore"):
-        return s / (alphas - 1.0) * (1.0 + 2.0 * ULP)
+        return floor_positive(s / (alphas - 1.0) * (1.0 + 2.0 * ULP),
+                              _positive_segments(terms, counts))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -764,6 +775,7 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
                 e_lo = np.where(lower > 0, np.logaddexp(0.0, np.log(lower) + sc) / cd
                                 * (1 - 8 * ULP), 0.0)
             idx = pending[done]
+            e_up = floor_positive(e_up, True)  # A_α > 1 for q > 0, θ > 0
             up[idx] = np.where(ok, e_up, math.nan)
             lo[idx] = np.where(ok, np.maximum(e_lo, 0.0), math.nan)
         pending = pending[~done]
