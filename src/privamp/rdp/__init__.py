@@ -1,5 +1,49 @@
-"""Rényi differential privacy: curves, base mechanisms, subsampled bounds, moments accountant."""
+"""Rényi differential privacy: curves, base mechanisms, subsampled bounds, moments accountant.
 
+* :mod:`privamp.rdp.curve` — :class:`RdpCurve` (composition, safe interpolation, conversion);
+* :mod:`privamp.rdp.mechanisms` — :func:`rdp_curve` for mechanisms and profiles (closed forms,
+  Theorem 6, pure DP);
+* :mod:`privamp.rdp.subsampled` — subsampled RDP: Wang–Balle–Kasiviswanathan upper bound,
+  matching lower bound, Zhu–Wang Poisson bound, exact Poisson-subsampled Gaussian;
+* :mod:`privamp.rdp.accountant` — :class:`RdpAccountant`, the analytical moments accountant.
+"""
+
+from .accountant import RdpAccountant, RdpEvent, poisson_gaussian_epsilon
 from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve
+from .mechanisms import (
+    ExactRdpCurve,
+    check_orders,
+    pure_dp_rdp,
+    rdp_bracket_from_profile,
+    rdp_curve,
+    rdp_from_profile,
+)
+from .subsampled import (
+    SubsampledBound,
+    poisson_gaussian_rdp,
+    subsampled_lower_bound,
+    subsampled_rdp,
+    wbk_upper_bound,
+    zhu_wang_upper_bound,
+)
 
-__all__ = ["DEFAULT_ORDERS", "OrderGridWarning", "RdpCurve"]
+__all__ = [
+    "DEFAULT_ORDERS",
+    "ExactRdpCurve",
+    "OrderGridWarning",
+    "RdpAccountant",
+    "RdpCurve",
+    "RdpEvent",
+    "SubsampledBound",
+    "check_orders",
+    "poisson_gaussian_epsilon",
+    "poisson_gaussian_rdp",
+    "pure_dp_rdp",
+    "rdp_bracket_from_profile",
+    "rdp_curve",
+    "rdp_from_profile",
+    "subsampled_lower_bound",
+    "subsampled_rdp",
+    "wbk_upper_bound",
+    "zhu_wang_upper_bound",
+]

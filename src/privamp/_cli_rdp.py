@@ -1,0 +1,153 @@
+"""``privamp rdp`` and ``privamp plot rdp``: Rényi-DP curves of (subsampled) mechanisms.
+
+Thin, like the rest of the command line: parse, call :mod:`privamp.rdp`, format. ::
+
+    privamp rdp --mechanism gaussian --sigma 2 --sampling poisson --rate 0.01 --orders 2 8 32
+    privamp rdp --mechanism laplace --scale 0.5 --sampling wor --n 100 --m 5 --json
+    privamp plot rdp --out rdp.png
+
+``--json`` prints ``{"orders": [...], "rdp": [...], "bound": "upper|lower|exact", ...}``
+(``"inf"`` for infinite values). The relation defaults to the scheme's natural one
+(add/remove for none and Poisson, substitution for WOR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from ._cli_common import (
+    CliError,
+    add_mechanism_options,
+    build_mechanism,
+    describe_mechanism,
+    emit_json,
+    num,
+    register_option_names,
+    table,
+)
+from .rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
+
+__all__ = ["register"]
+
+_NATURAL = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute"}
+
+
+def register(sub, plot_sub) -> None:
+    """Add ``rdp`` to the command parsers and ``rdp`` to the plot parsers."""
+    register_option_names({
+        "orders": "--orders",
+        "sampling_rate": "--rate",
+        "n": "--n",
+        "m": "--m",
+        "group_size": "--group-size",
+        "method": "--method",
+        "max_order": "--max-order",
+    })
+    p = sub.add_parser("rdp", help="Rényi-DP curve of a mechanism, optionally subsampled")
+    add_mechanism_options(p)
+    g = p.add_argument_group("sampling")
+    g.add_argument("--sampling", choices=tuple(_NATURAL), default="none",
+                   help="subsampling before the mechanism: none, poisson (--rate) or wor "
+                        "(--n, --m); default none")
+    g.add_argument("--rate", type=float, help="Poisson sampling rate in [0, 1]")
+    g.add_argument("--n", type=int, help="dataset size for --sampling wor (>= 1)")
+    g.add_argument("--m", type=int, help="subsample size for --sampling wor (0 <= m <= n)")
+    p.add_argument("--method", choices=tuple(m.value for m in SubsampledBound), default="auto",
+                   help="subsampled bound: auto (exact Gaussian / Zhu-Wang for Poisson, WBK for "
+                        "WOR), wbk, zhu-wang, exact or lower")
+    p.add_argument("--group-size", type=int, default=1, dest="group_size",
+                   help="white-box group privacy for this many records (--sampling none only)")
+    p.add_argument("--orders", type=float, nargs="+", default=None,
+                   help="strictly increasing orders > 1 ('inf' allowed); default: 200 orders "
+                        "from 1.01 to 1e4 and inf")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_rdp)
+
+    pp = plot_sub.add_parser("rdp", help="RDP of the subsampled Gaussian and Laplace mechanisms "
+                                         "(the slides' panels)")
+    pp.add_argument("--rate", type=float, default=0.001, help="sampling ratio (default 0.001)")
+    pp.add_argument("--sigma", type=float, default=5.0, help="Gaussian sigma (default 5)")
+    pp.add_argument("--scale", type=float, default=0.5, help="Laplace scale b (default 0.5)")
+    pp.add_argument("--max-order", type=float, default=4096.0, dest="max_order",
+                    help="largest order plotted (default 4096)")
+    pp.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    pp.add_argument("--json", action="store_true", help="print one JSON object")
+    pp.set_defaults(func=_cmd_plot_rdp)
+
+
+def _check_sampling_options(args: argparse.Namespace) -> None:
+    if args.sampling != "poisson" and args.rate is not None:
+        raise CliError(f"--rate applies to --sampling poisson, not --sampling {args.sampling}")
+    if args.sampling != "wor" and (args.n is not None or args.m is not None):
+        raise CliError(f"--n and --m apply to --sampling wor, not --sampling {args.sampling}")
+    if args.sampling == "poisson" and args.rate is None:
+        raise CliError("--rate is required with --sampling poisson")
+    if args.sampling == "wor" and (args.n is None or args.m is None):
+        raise CliError("--n and --m are required with --sampling wor")
+    if args.sampling == "none" and args.method != "auto":
+        raise CliError(f"--method {args.method} needs --sampling poisson or wor")
+    if args.sampling != "none" and args.group_size != 1:
+        raise CliError("--group-size applies to --sampling none only (the subsampling bounds "
+                       "are for one differing record)")
+
+
+def _cmd_rdp(args: argparse.Namespace) -> int:
+    _check_sampling_options(args)
+    if args.relation is None:
+        args.relation = _NATURAL[args.sampling]
+    mech = build_mechanism(args)
+    orders = DEFAULT_ORDERS if args.orders is None else np.asarray(args.orders, dtype=float)
+    if args.sampling == "none":
+        curve = rdp_curve(mech, orders, args.group_size)
+        method = "mechanism"
+    else:
+        curve = subsampled_rdp(mech, sampling=args.sampling, sampling_rate=args.rate, n=args.n,
+                               m=args.m, method=args.method, orders=orders,
+                               relation=args.relation)
+        method = args.method
+    result = {
+        "orders": curve.orders.tolist(),
+        "rdp": curve.epsilons.tolist(),
+        "bound": curve.bound,
+        "rdp_lower": (curve.lower_epsilons.tolist() if isinstance(curve, ExactRdpCurve)
+                      else None),
+        "method": method,
+        "description": curve.label,
+        "relation": None if curve.relation is None else curve.relation.value,
+        "mechanism": describe_mechanism(mech),
+        "sampling": args.sampling,
+        "sampling_rate": args.rate,
+        "n": args.n,
+        "m": args.m,
+        "group_size": args.group_size,
+    }
+    if args.json:
+        emit_json(result)
+        return 0
+    out = sys.stdout
+    out.write(f"Rényi DP ({result['bound']}): {curve.label}\n")
+    out.write(f"relation: {result['relation']}, sampling: {args.sampling}\n")
+    rows = [[num(o), num(e)] for o, e in zip(result["orders"], result["rdp"], strict=True)]
+    out.write(table(["order", "rdp epsilon"], rows) + "\n")
+    return 0
+
+
+def _cmd_plot_rdp(args: argparse.Namespace) -> int:
+    from ._plots_rdp import plot_rdp_panels
+    from ._validation import check_real
+    from .plots import save_figure
+
+    top = check_real("max_order", args.max_order, "[2, 1e5]")
+    orders = np.unique(np.round(np.geomspace(2.0, top, 60)))
+    fig = plot_rdp_panels(sampling_rate=args.rate, sigma=args.sigma, scale=args.scale,
+                          orders=orders)
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "sampling_rate": args.rate, "sigma": args.sigma,
+                   "scale": args.scale})
+    else:
+        sys.stdout.write(f"wrote {args.out}\n")
+    return 0
