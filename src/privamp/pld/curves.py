@@ -75,6 +75,32 @@ class PairCurve(abc.ABC):
         del f_up
         return s_lo, s_hi
 
+    def p_tail_bounds(self, eps: np.ndarray, tau: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds on ``P(L > ε)`` (the privacy loss under P; ``L = +∞`` included).
+
+        From ``D_α(P‖Q) = P(L > ε) − α Q(L > ε)`` and ``Q(L > ε) = −f'(α)``:
+        ``P(L > ε) = f(α) − α f'(α)``, bracketed with the value and slope bounds.
+        """
+        alpha = np.exp(eps)
+        s_lo, s_hi = self.slope_bounds(eps, tau)
+        with np.errstate(under="ignore"):
+            f_lo = np.exp(self.log_lower(eps))
+            f_up = np.exp(self.log_upper(eps))
+        lower = np.clip((f_lo - alpha * s_hi) * (1 - 4 * ULP), 0.0, 1.0)
+        upper = np.clip((f_up - alpha * s_lo) * (1 + 4 * ULP), 0.0, 1.0)
+        return lower, upper
+
+    def log_excess(self, eps: np.ndarray) -> np.ndarray:
+        """Upper bound on ``log(f(α) − (1 − α))`` for ε ≤ 0 — equal to ``ε + log D_{1/α}(Q‖P)``,
+        which bounds the P-mass of small losses: ``P(L < ε₀) ≤ e^{ε₀}(f(α) − 1 + α)/(α − e^{ε₀})``
+        for any α > e^{ε₀}. This default subtracts in floating point (noisy near the line
+        1 − α); curves with the reverse divergence at hand override it."""
+        alpha = np.exp(eps)
+        with np.errstate(under="ignore", divide="ignore", invalid="ignore"):
+            f_up = np.exp(self.log_upper(eps))
+            diff = f_up - (1.0 - alpha) + 4 * ULP
+            return np.log(np.maximum(diff, 0.0))
+
     @property
     def log_mass_at_infinity(self) -> float:
         """log D_∞(P ‖ Q) = log P(q = 0), an upper bound (``-inf`` if P ≪ Q)."""
@@ -100,6 +126,10 @@ class ProfileCurve(PairCurve):
                 val = np.logaddexp(log1mexp(e), e + np.minimum(self.profile._log_delta(-e), 0.0))
             out[neg] = np.where(np.isneginf(e), 0.0, np.minimum(val, 0.0))
         return out
+
+    def log_excess(self, eps):
+        with np.errstate(invalid="ignore"):
+            return eps + np.minimum(self.profile._log_delta(-eps), 0.0)
 
     def __repr__(self) -> str:
         return f"ProfileCurve({self.profile!r})"
@@ -149,6 +179,11 @@ class PoissonGaussianCurve(PairCurve):
             val = np.where(diff > 0, val + np.log1p(np.minimum(rel, 1.0)), -np.inf)
             out[ok] = round_up_log(np.minimum(val, first), ulps=32)
         return out
+
+    def log_excess(self, eps):
+        other = "add" if self.orientation == "remove" else "remove"
+        with np.errstate(invalid="ignore"):
+            return eps + self._pos(other, -eps)
 
     def q_tail(self, eps: np.ndarray) -> np.ndarray:
         """Q(L > ε) for this orientation's pair, any real ε (the negative slope of the curve).

@@ -17,10 +17,16 @@ Certified error terms of :func:`compose` (each goes to the safe side of the brac
   finite part, computed exactly from the discrete masses) so that both tails are below a
   tolerance; mass above B is missing from the top (added to the upper δ), mass below A folds to the
   top (subtracted from the lower δ);
-* **FFT rounding**: each rfft coefficient is computed to within κ·u·‖p‖₁ (κ = 10 log₂N, the
-  standard FFT error bound of Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1, with
-  a safety factor); the error of the powered spectrum is propagated to first order and bounded
-  against the δ weight function in the Fourier domain (:meth:`ComposedPLD.fft_error`);
+* **FFT rounding**: each forward rfft coefficient is within κ·u·‖p‖₁ of the exact DFT (κ =
+  10 log₂N, the FFT error analysis of Higham, *Accuracy and Stability of Numerical Algorithms*,
+  §24.1, with a safety factor of about 2). Raising to the power T multiplies a relative error by
+  T, so the forward transforms and the powering run in extended precision (``numpy.longdouble``,
+  u ≈ 5.4e-20, where the platform has it); the perturbation of a product of powers is bounded
+  exactly by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}`` per frequency. Through Parseval, an error
+  D_k in the spectrum changes ⟨g, y⟩ by at most ``Σ_k |G_k| D_k / N ≤ (Σ g) Σ_k D_k / N`` (g ≥ 0
+  the δ weights), and the double-precision inverse transform adds at most
+  ``(Σ g) κ Σ_k |Y_k| / N``. Both are proportional to Σ g, so the certified δ stays a closed
+  form on each grid cell (:meth:`ComposedPLD.fft_error`);
 * **masses and loss positions**: per-step masses carry relative rounding ≤ 2u, which composes to a
   relative factor (1 + 2u)^T on the finite part; losses carry ≤ 4u(1 + |l|) each, which shifts
   the composed loss by at most T times that.
@@ -35,16 +41,21 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import fft
 
-from .._numerics import ULP, bisect_threshold, logsumexp_signed
+from .._numerics import ULP, bisect_threshold
 from ..errors import InvalidParameterError, NumericalError
 from .curves import PairCurve
 from .discretize import lower_masses, upper_masses
 
 __all__ = ["ComposedPLD", "StepPLD", "compose"]
 
-#: Largest FFT length (2^25 points: 256 MB per real work array; about 1 GB peak in total).
-MAX_FFT = 2**25
-_LAMBDAS = np.geomspace(1e-4, 1e4, 97)
+#: Largest FFT length (2^24 points: 128 MB per double and 256 MB per extended real array; well
+#: under 1 GB peak in total).
+MAX_FFT = 2**24
+#: λ grid of the Chernoff window bounds (every λ gives a valid bound; the best one is used).
+_LAMBDAS = np.geomspace(1e-3, 1e4, 36)
+#: Extended precision for the forward transforms and the powering, where the platform has it.
+_EXT = np.longdouble if np.finfo(np.longdouble).eps < 1e-18 else np.float64
+_EXT_U = float(np.finfo(_EXT).eps) / 2
 
 
 @dataclass(frozen=True)
@@ -75,27 +86,19 @@ class StepPLD:
     def losses(self) -> np.ndarray:
         return (self.i_lo + np.arange(self.masses.size)) * self.h
 
-    def log_mgf(self, lam: np.ndarray, bins: int = 2048) -> np.ndarray:
-        """Upper bound on log E[e^{λL}; L finite] for an array of λ.
-
-        The masses are aggregated into at most ``bins`` bins, each represented by its largest
-        loss for λ > 0 and its smallest for λ < 0 — an upper bound on the MGF, at a cost
-        independent of the grid size.
-        """
+    def log_mgf(self, lam: np.ndarray) -> np.ndarray:
+        """log E[e^{λL}; L finite] for an array of λ (exact up to rounding, rounded up)."""
         pos = np.flatnonzero(self.masses > 0)
         if pos.size == 0:
             return np.full(lam.shape, -np.inf)
-        width = max(1, math.ceil(pos.size / bins))
-        groups = pos // width if width > 1 else pos
-        uniq, start = np.unique(groups, return_index=True)
-        mass = np.add.reduceat(self.masses[pos], start)
         ls = self.losses[pos]
-        top = np.maximum.reduceat(ls, start)
-        bottom = np.minimum.reduceat(ls, start)
-        logs = np.log(mass)
-        rep = np.where(lam[:, None] >= 0, top[None, :], bottom[None, :])
-        out, _ = logsumexp_signed(logs[None, :] + lam[:, None] * rep, axis=1)
-        return np.atleast_1d(out)
+        logs = np.log(self.masses[pos])
+        out = np.empty(lam.shape)
+        for i, lam_i in enumerate(np.asarray(lam, dtype=float)):
+            z = logs + lam_i * ls
+            top = float(np.max(z))
+            out[i] = top + math.log(float(np.sum(np.exp(z - top))))
+        return out + 8 * ULP * (1 + np.abs(out)) + 2 * ULP * math.log2(pos.size + 2)
 
     def mean_var(self) -> tuple[float, float]:
         w = self.masses
@@ -140,8 +143,7 @@ class ComposedPLD:
     steps: int
     tail_below: float
     tail_above: float
-    spectrum_error: np.ndarray
-    spectrum_abs: np.ndarray
+    spectral_coeff: float
     fft_size: int
     loss_shift: float
 
@@ -149,43 +151,167 @@ class ComposedPLD:
     def losses(self) -> np.ndarray:
         return (self.i_start + np.arange(self.masses.size)) * self.h
 
-    def _weights(self, eps: float) -> np.ndarray:
-        # losses nudged by the accumulated position rounding (up for upper, down for lower)
-        ls = self.losses + (self.loss_shift if self.kind == "upper" else -self.loss_shift)
-        with np.errstate(over="ignore"):
-            return np.where(ls > eps, -np.expm1(np.minimum(eps - ls, 0.0)), 0.0)
+    # ---- the δ functional, vectorised over the grid --------------------------------------
 
-    def delta_raw(self, eps: float) -> float:
-        """The δ functional without the FFT rounding term (fast; used for bisection)."""
-        g = self._weights(eps)
-        mass_factor = (1 + 2 * ULP) ** self.steps
+    def _shifted_losses(self) -> np.ndarray:
+        # losses nudged by the accumulated position rounding (up for upper, down for lower)
+        return self.losses + (self.loss_shift if self.kind == "upper" else -self.loss_shift)
+
+    def _sums(self):
+        """Suffix sums over the losses ≥ 0: ``A_j = Σ_{k≥j} p_k``, ``B_j = Σ_{k≥j} p_k e^{−l_k}``,
+        the same with |p_k| (for the rounding bound), and ``E_j = Σ_{k≥j} e^{−l_k}`` (for the sum
+        of the δ weights, which scales the FFT error), with the losses ``l``."""
+        cache = getattr(self, "_cache", None)
+        if cache is not None:
+            return cache
+        ls = self._shifted_losses()
+        start = int(np.searchsorted(ls, 0.0, side="left"))
+        l_pos = ls[start:]
+        p = self.masses[start:]
         if self.kind == "upper":
-            body = float(np.dot(np.maximum(self.masses, 0.0), g)) * mass_factor
-            return min(1.0, body + self.p_inf + self.tail_above)
-        body = float(np.dot(self.masses, g)) / mass_factor
-        return max(0.0, body + self.p_inf - self.tail_below)
+            p = np.maximum(p, 0.0)
+        w = np.exp(-l_pos)
+
+        def suffix(v):
+            return np.append(np.cumsum(v[::-1])[::-1], 0.0)
+
+        cache = (l_pos, suffix(p), suffix(p * w), suffix(np.abs(p)), suffix(np.abs(p) * w),
+                 suffix(w))
+        self._cache = cache
+        return cache
+
+    def _delta_from_sums(self, eps: np.ndarray, j: np.ndarray, fft_term: bool = True
+                         ) -> np.ndarray:
+        """Certified δ at ``eps`` (≥ 0) given ``j`` = first index with loss > eps."""
+        l_pos, a_sum, b_sum, a_abs, b_abs, e_sum = self._sums()
+        mass_factor = (1 + 2 * ULP) ** self.steps
+        n_sum = l_pos.size
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(eps)
+            body = a_sum[j] - e * b_sum[j]
+            # sequential sums: error ≤ (n + 8) u Σ|terms| (plus the rounding of e^{ε})
+            err = (n_sum + 8) * ULP * (a_abs[j] + e * b_abs[j])
+            if fft_term:
+                # Σ of the δ weights 1 − e^{ε − l} over the losses above ε (rounded up)
+                g_sum = np.maximum((n_sum - j) - e * e_sum[j], 0.0) * (1 + 1e-9) + 1.0
+                err = err + g_sum * self.spectral_coeff
+        body = np.maximum(body, 0.0)
+        tails = self.tail_above + self.tail_below
+        if self.kind == "upper":
+            out = (body + err) * mass_factor + self.p_inf + tails
+            return np.minimum(out, 1.0)
+        out = (body - err) / mass_factor + self.p_inf - tails
+        return np.maximum(out, 0.0)
 
     def fft_error(self, eps: float) -> float:
-        """Bound on the error of :meth:`delta_raw` at ``eps`` due to FFT rounding."""
-        n = self.fft_size
-        g = self._weights(eps)
-        padded = np.zeros(n)
-        padded[: g.size] = g
-        spec_g = np.abs(fft.rfft(padded))
-        weights = np.full(spec_g.size, 2.0)
-        weights[0] = 1.0
-        if n % 2 == 0:
-            weights[-1] = 1.0
-        spectral = float(np.sum(weights * spec_g * self.spectrum_error)) / n
-        kappa = 10 * math.log2(n) * ULP
-        inverse = float(np.sum(g)) * kappa * float(np.sum(weights * self.spectrum_abs)) / n
-        return (spectral + inverse) * (1 + 1e-6)
+        """Bound on the error of the δ functional at ``eps`` due to FFT rounding."""
+        ls = self._shifted_losses()
+        above = ls > eps
+        g_sum = float(np.sum(-np.expm1(np.minimum(eps - ls[above], 0.0)))) * (1 + 1e-9) + 1.0
+        return g_sum * self.spectral_coeff
 
     def delta(self, eps: float) -> float:
-        """Certified δ at ``eps``: an upper bound (kind "upper") or a lower bound ("lower")."""
-        raw = self.delta_raw(eps)
-        err = self.fft_error(eps)
-        return min(1.0, raw + err) if self.kind == "upper" else max(0.0, raw - err)
+        """Certified δ at ``eps`` ≥ 0: an upper bound (kind "upper") or a lower bound
+        ("lower"), with every error term."""
+        l_pos, *_ = self._sums()
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        j = np.searchsorted(l_pos, e, side="right")
+        out = self._delta_from_sums(e, j)
+        return float(out[0]) if np.ndim(eps) == 0 else out
+
+    def epsilon(self, delta: float) -> float:
+        """Certified ε for ``delta``: the smallest ε ≥ 0 with certified δ_upper(ε) ≤ delta
+        (kind "upper"; ``inf`` if δ never gets there), or the largest ε ≥ 0 with certified
+        δ_lower(ε) > delta (kind "lower"; 0 if none)."""
+        l_pos, *_ = self._sums()
+        if l_pos.size == 0:
+            return 0.0
+        # δ at every grid loss ε = l_j (the losses > l_j are those of index > j), and at 0
+        grid = np.concatenate([[0.0], l_pos])
+        j_grid = np.searchsorted(l_pos, grid, side="right")
+        d_grid = self._delta_from_sums(grid, j_grid)
+        if self.kind == "upper":
+            if d_grid[-1] > delta:
+                return math.inf
+            t = int(np.argmax(d_grid <= delta))  # first grid point that satisfies the target
+            if t == 0:
+                return 0.0
+            lo, hi = grid[t - 1], grid[t]
+        else:
+            above = np.flatnonzero(d_grid > delta)
+            if above.size == 0:
+                return 0.0
+            t = int(above[-1])
+            if t == grid.size - 1:
+                return float(grid[-1])
+            lo, hi = grid[t], grid[t + 1]
+        # on (lo, hi) the set {l > ε} is fixed: δ(ε) = c₀ − c₁ e^{ε}; bisect the closed form
+        j = np.searchsorted(l_pos, hi, side="left")
+
+        def feasible(x, idx):
+            d = self._delta_from_sums(np.atleast_1d(x), np.full(np.size(x), j))
+            return d <= delta if self.kind == "upper" else d > delta
+
+        if self.kind == "upper":
+            return float(bisect_threshold(feasible, lo, hi))
+        # lower: the feasible end is the low one; bisect on the negated axis
+        def feasible_neg(x, idx):
+            return feasible(-np.asarray(x), idx)
+
+        return float(-bisect_threshold(feasible_neg, -hi, -lo))
+
+
+def _power_spectrum(steps, n: int, unit: float, dtype, keep=None, keep_below: float = 0.0):
+    """The spectrum Π_s X_s^{c_s} of the composition and a per-frequency bound on its error.
+
+    ``X_s`` is the rfft of step s (length n) computed in ``dtype`` (unit roundoff ``unit``), with
+    per-coefficient error ``e_s = κ u ‖x_s‖₁`` (κ = 10 log₂ n). The error of the product of
+    powers is bounded by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}``, plus the rounding of the
+    logarithms, angles and exponentials (relative ``Σ_s c_s 8u(|log| + π + 1)``). Frequencies where
+    ``Π(|X_s| + e_s)^{c_s}`` underflows are set to 0 with that (tiny) bound as their error.
+    ``keep``: a previous error array; only frequencies where it exceeds ``keep_below`` are
+    recomputed.
+    """
+    m = n // 2 + 1
+    kappa = 10 * math.log2(n) * unit
+    log_abs = np.zeros(m, dtype=dtype)
+    log_pert = np.zeros(m, dtype=dtype)
+    phase = np.zeros(m, dtype=dtype)
+    rel = 0.0
+    tiny = np.finfo(dtype).tiny
+    sel = None if keep is None else np.flatnonzero(keep > keep_below)
+    for step, count in steps:
+        buf = np.zeros(n, dtype=dtype)
+        pos = np.arange(step.masses.size) % n  # fold long step arrays circularly
+        np.add.at(buf, pos, step.masses.astype(dtype))
+        spec = fft.rfft(buf)
+        if sel is not None:
+            spec = spec[sel]
+        mag = np.abs(spec)
+        e_s = dtype(kappa * float(np.sum(np.abs(step.masses))))
+        with np.errstate(divide="ignore"):
+            lm = np.log(np.maximum(mag, tiny))
+            lp = np.log(mag + e_s)
+        sub = slice(None) if sel is None else sel
+        log_abs[sub] += count * lm
+        log_pert[sub] += count * lp
+        phase[sub] += count * np.angle(spec)
+        rel += count * 8 * unit * (float(np.max(np.abs(lp))) + math.pi + 1)
+    if sel is not None:
+        log_abs, log_pert, phase = log_abs[sel], log_pert[sel], phase[sel]
+    with np.errstate(under="ignore"):
+        modulus = np.exp(log_abs)
+        upper = np.exp(log_pert)
+        spectrum = (modulus * np.exp(1j * phase)).astype(np.complex128)
+        err = (np.maximum(upper - modulus, 0.0) * (1 + 1e-6) + upper * rel).astype(np.float64)
+    err = err + np.abs(spectrum) * 2 * ULP  # the conversion to double
+    if sel is None:
+        return spectrum, err
+    full_spec = np.zeros(m, dtype=np.complex128)
+    full_err = keep.copy()
+    full_spec[sel] = spectrum
+    full_err[sel] = err
+    return full_spec, full_err
 
 
 def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) -> ComposedPLD:
@@ -214,87 +340,46 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) ->
     if n > MAX_FFT:
         raise NumericalError(
             f"the composed privacy loss needs {n:,} grid points at spacing {h:g} (more than "
-            f"{MAX_FFT:,}); use a coarser accuracy")
+            f"{MAX_FFT:,}); ask for a coarser accuracy")
     shift = sum(c * s.i_lo for s, c in steps)
-    log_abs = np.zeros(n // 2 + 1)
-    phase = np.zeros(n // 2 + 1)
-    factor_logs = []
-    kappa = 10 * math.log2(n) * ULP
-    for step, count in steps:
-        buf = np.zeros(n)
-        pos = np.arange(step.masses.size) % n  # fold long step arrays circularly
-        np.add.at(buf, pos, step.masses)
-        spec = fft.rfft(buf)
-        mag = np.abs(spec)
-        with np.errstate(divide="ignore"):
-            lm = np.log(np.maximum(mag, 1e-300))
-        log_abs += count * lm
-        phase += count * np.angle(spec)
-        factor_logs.append((count, lm, float(np.sum(step.masses))))
-    spectrum = np.exp(log_abs) * np.exp(1j * phase)
+    m = n // 2 + 1
+    weights = np.full(m, 2.0)
+    weights[0] = 1.0
+    if n % 2 == 0:
+        weights[-1] = 1.0
+    # δ weights sum to at most the number of window points (each weight is ≤ 1)
+    g_max = float(width)
+    spectrum, spec_err = _power_spectrum(steps, n, ULP, np.float64)
+    if g_max * float(np.sum(weights * spec_err)) / n > tail_tol and _EXT is not np.float64:
+        # the powered double-precision spectrum is not accurate enough: redo the frequencies
+        # that matter in extended precision
+        negligible = tail_tol * 1e-3 * n / (g_max * m)
+        spectrum, spec_err = _power_spectrum(steps, n, _EXT_U, _EXT, keep=spec_err,
+                                             keep_below=negligible)
     y = fft.irfft(spectrum, n)
     roll = (i_start - shift) % n
     window = np.roll(y, -roll)[:width]
-    # first-order FFT error of the powered spectrum, per frequency
-    err = np.zeros(log_abs.size)
-    for count, lm, mass in factor_logs:
-        err += count * np.exp(log_abs - lm) * kappa * mass
-        err += count * np.exp(log_abs) * 4 * ULP * (np.abs(lm) + math.pi)
+    kappa = 10 * math.log2(n) * ULP
+    spectral_coeff = (float(np.sum(weights * spec_err))
+                      + kappa * float(np.sum(weights * np.abs(spectrum))))
+    spectral_coeff = spectral_coeff / n * (1 + 1e-6)
     p_inf = -math.expm1(sum(c * math.log1p(-min(s.p_inf, 1.0)) for s, c in steps)) \
         if all(s.p_inf < 1 for s, _ in steps) else 1.0
     if kind == "upper":
-        p_inf = min(1.0, p_inf * (1 + 4 * ULP * total_steps) + 1e-300)
+        p_inf = min(1.0, p_inf * (1 + 4 * ULP * total_steps))
+    else:
+        p_inf = max(0.0, p_inf * (1 - 4 * ULP * total_steps))
     max_loss = max(max(abs(s.i_lo), abs(s.i_lo + s.masses.size)) * h for s, _ in steps)
     loss_shift = total_steps * 4 * ULP * (1 + max_loss)
     return ComposedPLD(h, i_start, window, p_inf, kind, total_steps, tail_below, tail_above,
-                       err, np.exp(log_abs), n, loss_shift)
+                       spectral_coeff, n, loss_shift)
 
 
 def epsilon_for_delta(composed: Sequence[ComposedPLD], delta: float) -> float:
-    """ε for a target δ from one or more composed PLDs of the same kind (the δ's max).
+    """ε for a target δ from one or more composed PLDs of the same kind (the worst of them).
 
-    Upper: the smallest ε on the bisection with certified δ ≤ target (never below the truth).
-    Lower: the largest ε with certified lower δ > target (never above the truth).
+    Upper: the smallest ε whose certified δ is ≤ the target for every PLD — never below the exact
+    value. Lower: the largest ε whose certified lower δ exceeds the target for some PLD — never
+    above the exact value.
     """
-    kind = composed[0].kind
-
-    def raw(e):
-        return max(c.delta_raw(e) for c in composed)
-
-    def certified(e):
-        return max(c.delta(e) for c in composed)
-
-    hi = 1.0
-    while raw(hi) > delta:
-        hi *= 2.0
-        if hi > 1e6:
-            return math.inf if kind == "upper" else hi / 2.0
-    if raw(0.0) <= delta:
-        if kind == "upper" and certified(0.0) <= delta:
-            return 0.0
-        if kind == "lower":
-            return 0.0
-    lo = 0.0
-
-    def feasible(x, idx):
-        return np.array([raw(float(v)) <= delta for v in np.atleast_1d(x)])
-
-    hi = float(bisect_threshold(feasible, lo, hi, rtol=1e-12, atol=1e-12))
-    if kind == "upper":
-        # certify with the FFT rounding term, stepping up if needed
-        step = max(hi * 1e-9, 1e-12)
-        for _ in range(200):
-            if certified(hi) <= delta:
-                return hi
-            hi += step
-            step *= 2.0
-        raise NumericalError("could not certify ε: the FFT rounding term is too large")
-    # lower: the largest ε whose certified lower δ still exceeds the target
-    lo_e = max(hi - max(hi * 1e-9, 1e-12), 0.0)
-    step = max(hi * 1e-9, 1e-12)
-    for _ in range(200):
-        if certified(lo_e) > delta or lo_e == 0.0:
-            return lo_e
-        lo_e = max(lo_e - step, 0.0)
-        step *= 2.0
-    return 0.0
+    return max(comp.epsilon(delta) for comp in composed)
