@@ -127,7 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    return []
+    from . import _cli_post
+
+    return [_cli_post]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
