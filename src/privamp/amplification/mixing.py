@@ -59,7 +59,7 @@ import numpy as np
 
 from .._numerics import ULP, log1mexp, log_expm1, mul_up, next_up, round_up_log
 from .._validation import check_real, check_real_array
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..profiles import PrivacyProfile
 
 __all__ = [
@@ -232,6 +232,7 @@ class Dobrushin(MixingCondition):
         return eps, min(1.0, mul_up(self.gamma, delta))
 
     def amplify_profile(self, profile):
+        profile = _require_profile(profile)
         if self.gamma == 0.0:
             return _zero_profile(profile, self)
         gamma = self.gamma
@@ -276,6 +277,7 @@ class EpsDobrushin(MixingCondition):
         return eps, delta
 
     def amplify_profile(self, profile):
+        profile = _require_profile(profile)
         gamma, threshold = self.gamma, self.eps
 
         def curve(eps_t):
@@ -323,6 +325,7 @@ class Doeblin(MixingCondition):
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
     def amplify_profile(self, profile):
+        profile = _require_profile(profile)
         if self.gamma == 0.0:
             return _zero_profile(profile, self)
         lg, l1g = _logs(self.gamma)
@@ -368,6 +371,7 @@ class UltraMixing(MixingCondition):
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
     def amplify_profile(self, profile):
+        profile = _require_profile(profile)
         if self.gamma == 0.0:
             return _zero_profile(profile, self)
         lg, l1g = _logs(self.gamma)
@@ -479,13 +483,26 @@ class _AmplifiedProfile(PrivacyProfile):
 
     def _log_delta(self, eps):
         out = np.minimum(self.base._log_delta(eps), self._log_bound(eps, self.base))
-        return np.where(eps >= self._pure, -np.inf, out)
+        return _zero_beyond(out, eps, self._pure)
 
     def _white_box_group(self, k):
         return self._rebuild(self.base.group(k))
 
     def __repr__(self) -> str:
         return f"AmplifiedProfile({self.condition!r}, base={self.base!r})"
+
+
+def _zero_beyond(log_delta: np.ndarray, eps: np.ndarray, pure: float) -> np.ndarray:
+    """``-inf`` at ε ≥ the pure ε (when finite: an infinite pure ε means δ never reaches 0)."""
+    if math.isinf(pure):
+        return log_delta
+    return np.where(eps >= pure, -np.inf, log_delta)
+
+
+def _require_profile(profile: Any) -> PrivacyProfile:
+    if not isinstance(profile, PrivacyProfile):
+        raise InvalidParameterError("profile", "a PrivacyProfile", profile)
+    return profile
 
 
 def _zero_profile(profile: PrivacyProfile, condition) -> PrivacyProfile:
@@ -532,7 +549,7 @@ class _MinimumProfile(PrivacyProfile):
         out = self.profiles[0]._log_delta(eps)
         for p in self.profiles[1:]:
             out = np.minimum(out, p._log_delta(eps))
-        return np.where(eps >= self.pure_epsilon, -np.inf, out)
+        return _zero_beyond(out, eps, self.pure_epsilon)
 
     def _white_box_group(self, k):
         return _MinimumProfile([p.group(k) for p in self.profiles], self.label)
@@ -694,7 +711,9 @@ class MarkovKernel:
                 # 3 ulp (a + b) of the exact term (and exact when a = b as floats)
                 terms = np.abs(a - b) + np.where(a != b, 4 * ULP * (a + b), 0.0)
                 best = max(best, float(0.5 * terms.sum(axis=1).max()))
-            self._cache["dobrushin"] = _sum_up(best, k.shape[1])
+            # the true TV is at most the true Doeblin constant (Figure 1): keep the lattice
+            # exact on the reported (rounded-up) values too
+            self._cache["dobrushin"] = min(_sum_up(best, k.shape[1]), self.doeblin)
         return self._cache["dobrushin"]
 
     def eps_dobrushin(self, eps: Any):
@@ -738,6 +757,8 @@ class MarkovKernel:
                 val = np.maximum(terms, 0.0).sum(axis=2).max(axis=1)
                 best = np.maximum(best, val)
             out[sel] = [_sum_up(float(v), m) for v in best]
+        # D_{e^ε} ≤ D_1 = TV: never above γ_D (and exactly γ_D at ε = 0)
+        out = np.where(flat == 0.0, self.dobrushin, np.minimum(out, self.dobrushin))
         out = out.reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
 
@@ -762,7 +783,7 @@ class MarkovKernel:
         total = math.fsum(mins.tolist())
         # each entry is within 1 ulp of the exact normalised value: lower the sum accordingly
         total_down = max(0.0, total * (1.0 - 4.0 * ULP))
-        gamma = min(1.0, float(next_up(1.0 - total_down)))
+        gamma = min(1.0, float(next_up(1.0 - total_down)), self.ultra_mixing)
         omega = mins / total if total > 0 else np.full(k.shape[1], 1.0 / k.shape[1])
         self._cache["doeblin"] = gamma
         self._cache["omega"] = omega
@@ -795,39 +816,46 @@ class MarkovKernel:
     # -----------------------------------------------------------------------------------------
 
     def conditions(self, eps: float = 0.0) -> dict[str, MixingCondition]:
-        """The four conditions with this kernel's best constants (the (γ, ε)-Dobrushin one at
-        ``eps``)."""
+        """The conditions the kernel satisfies, with its best constants (the (γ, ε)-Dobrushin
+        one at ``eps``): all four, except ultra-mixing when the rows have different supports."""
         e = check_real("eps", eps, "[0, inf]")
-        return {
+        out: dict[str, MixingCondition] = {
             "dobrushin": Dobrushin(self.dobrushin),
             "eps_dobrushin": EpsDobrushin(float(self.eps_dobrushin(e)), e),
             "doeblin": Doeblin(self.doeblin, self.doeblin_minorant),
-            "ultra_mixing": UltraMixing(self.ultra_mixing),
         }
+        if self.absolutely_continuous:
+            out["ultra_mixing"] = UltraMixing(self.ultra_mixing)
+        return out
 
-    def satisfies(self, condition: MixingCondition | LocalDP | Blanket) -> bool:
+    def satisfies(self, condition: MixingCondition | LocalDP | Blanket, *,
+                  tol: float = 1e-12) -> bool:
         """Whether the kernel satisfies a mixing condition or its local-DP form (Figure 2),
-        checked directly from the definitions (no rounding margin: a check, not a bound)."""
+        checked directly from the definitions in floating point, with an absolute slack
+        ``tol`` for rounding (a check, not a bound: the bounds use the rounded-up
+        coefficients)."""
         k = self.matrix
+        tol = check_real("tol", tol, "[0, 1]")
         if isinstance(condition, Dobrushin):
             return self._max_pair(lambda a, b: 0.5 * np.abs(a - b).sum(axis=-1)) \
-                <= condition.gamma
+                <= condition.gamma + tol
         if isinstance(condition, EpsDobrushin | LocalDP):
             gamma = condition.gamma if isinstance(condition, EpsDobrushin) else condition.delta
-            return self._max_hockey(condition.eps) <= gamma
+            return self._max_hockey(condition.eps) <= gamma + tol
         if isinstance(condition, Doeblin | Blanket):
             if condition.omega is not None:
                 omega = np.asarray(condition.omega, dtype=float)
                 if omega.size != k.shape[1]:
                     return False
-                return bool(np.all(k >= (1.0 - condition.gamma) * omega[None, :]))
-            return 1.0 - math.fsum(k.min(axis=0).tolist()) <= condition.gamma
+                return bool(np.all(k >= (1.0 - condition.gamma) * omega[None, :] - tol))
+            return 1.0 - math.fsum(k.min(axis=0).tolist()) <= condition.gamma + tol
         if isinstance(condition, UltraMixing):
             if not self.absolutely_continuous:
                 return False
             cmax = k.max(axis=0)
             live = cmax > 0
-            return bool(np.all(k.min(axis=0)[live] >= (1.0 - condition.gamma) * cmax[live]))
+            return bool(np.all(k.min(axis=0)[live]
+                               >= (1.0 - condition.gamma) * cmax[live] - tol))
         raise InvalidParameterError("condition", "a MixingCondition, LocalDP or Blanket",
                                     condition)
 
@@ -863,8 +891,9 @@ class MarkovKernel:
         return _KernelLocalProfile(self)
 
     def amplify(self, eps: float, delta: float) -> dict[str, tuple[float, float]]:
-        """Theorem 1 for every condition at the kernel's best constants: a map from the condition
-        key (``dobrushin``, ``eps_dobrushin``, ``doeblin``, ``ultra_mixing``) to (ε', δ').
+        """Theorem 1 for every condition the kernel satisfies, at its best constants: a map from
+        the condition key (``dobrushin``, ``eps_dobrushin``, ``doeblin``, ``ultra_mixing``; the
+        last only when the rows share their support) to (ε', δ').
 
         The (γ, ε)-Dobrushin entry uses the kernel's coefficient at ``ε̃(ε, δ)``.
         """
@@ -883,8 +912,7 @@ class MarkovKernel:
         >>> bool(k.amplify_profile(base).delta(0.0) < base.delta(0.0))
         True
         """
-        if not isinstance(profile, PrivacyProfile):
-            raise InvalidParameterError("profile", "a PrivacyProfile", profile)
+        profile = _require_profile(profile)
         conds = self.conditions()
         builders = {
             "dobrushin": lambda: conds["dobrushin"].amplify_profile(profile),
@@ -897,8 +925,13 @@ class MarkovKernel:
             if condition not in builders:
                 raise InvalidParameterError("condition", "one of " + ", ".join(builders),
                                             condition)
+            if condition not in conds and condition != "eps_dobrushin":
+                raise UnsupportedCombinationError(
+                    f"the kernel is not {condition.replace('_', '-')}: its rows have "
+                    "different supports (Definition 1(4))")
             return builders[condition]()
-        return _MinimumProfile([b() for b in builders.values()], label=repr(self))
+        keys = [k for k in builders if k in conds or k == "eps_dobrushin"]
+        return _MinimumProfile([builders[k]() for k in keys], label=repr(self))
 
 
 class _KernelLocalProfile(PrivacyProfile):
@@ -910,7 +943,7 @@ class _KernelLocalProfile(PrivacyProfile):
     def _log_delta(self, eps):
         with np.errstate(divide="ignore"):
             out = round_up_log(np.log(np.asarray(self.kernel.eps_dobrushin(eps), dtype=float)))
-        return np.where(eps >= self.pure_epsilon, -np.inf, out)
+        return _zero_beyond(out, eps, self.pure_epsilon)
 
     @property
     def pure_epsilon(self) -> float:
