@@ -567,7 +567,7 @@ def _sum_up(total: float, m: int) -> float:
     """A computed sum of m non-negative terms raised by its rounding-error bound, capped at 1."""
     if total == 0.0:
         return 0.0
-    return min(1.0, total * (1.0 + (2.0 + math.ceil(math.log2(max(m, 2)))) * ULP))
+    return min(1.0, total * (1.0 + (4.0 + math.ceil(math.log2(max(m, 2)))) * ULP))
 
 
 def read_kernel_csv(path: str | os.PathLike, *, tolerance: float = 1e-9) -> MarkovKernel:
@@ -649,7 +649,7 @@ class MarkovKernel:
     (0.708513, 0.004483)
     """
 
-    __slots__ = ("_cache", "matrix", "tolerance")
+    __slots__ = ("_cache", "_raw", "matrix", "tolerance")
 
     def __init__(self, matrix: Any, *, tolerance: float = 1e-9):
         tol = check_real("tolerance", tolerance, "[0, 1)")
@@ -663,6 +663,8 @@ class MarkovKernel:
             raise InvalidParameterError(
                 "kernel", f"row-stochastic (every row sums to 1 within {tol:g})", float(sums[i]),
                 detail=f"the sum of row {i}")
+        self._raw = k.copy()
+        self._raw.setflags(write=False)
         k = k / sums[:, None]
         k.setflags(write=False)
         self.matrix = k
@@ -707,10 +709,13 @@ class MarkovKernel:
             best = 0.0
             for i in range(k.shape[0]):
                 a, b = k[i][None, :], k
-                # each normalised entry is within 1 ulp of its exact value: |a − b| is within
-                # 3 ulp (a + b) of the exact term (and exact when a = b as floats)
-                terms = np.abs(a - b) + np.where(a != b, 4 * ULP * (a + b), 0.0)
-                best = max(best, float(0.5 * terms.sum(axis=1).max()))
+                # each normalised entry is within 2 ulp of the exact K_raw[x, y]/Σ_y K_raw[x, y]
+                # (division and the correctly rounded sum), so |a − b| is within 3 ulp (a + b)
+                # of the exact term — even when a = b as floats. Rows that are identical before
+                # normalisation are identical after, exactly: no margin for those pairs.
+                same = np.all(self._raw[i][None, :] == self._raw, axis=1)
+                tv = 0.5 * (np.abs(a - b) + 4 * ULP * (a + b)).sum(axis=1)
+                best = max(best, float(np.where(same, 0.0, tv).max()))
             # the true TV is at most the true Doeblin constant (Figure 1): keep the lattice
             # exact on the reported (rounded-up) values too
             self._cache["dobrushin"] = min(_sum_up(best, k.shape[1]), self.doeblin)
@@ -745,7 +750,7 @@ class MarkovKernel:
             sel = idx[start:start + step]
             with np.errstate(over="ignore"):
                 alpha = np.exp(flat[sel])[:, None, None]
-            # e^ε within 1 ulp, α·b within 3 ulp, entries within 1 ulp each: 8 ulp (a + α b)
+            # e^ε within 1 ulp, α·b within 2 ulp more, entries within 2 ulp: 8 ulp (a + α b)
             with np.errstate(invalid="ignore", over="ignore"):
                 scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
             best = np.zeros(sel.size)
@@ -781,7 +786,7 @@ class MarkovKernel:
         k = self.matrix
         mins = k.min(axis=0)
         total = math.fsum(mins.tolist())
-        # each entry is within 1 ulp of the exact normalised value: lower the sum accordingly
+        # each entry is within 2 ulp of the exact normalised value: lower the sum accordingly
         total_down = max(0.0, total * (1.0 - 4.0 * ULP))
         gamma = min(1.0, float(next_up(1.0 - total_down)), self.ultra_mixing)
         omega = mins / total if total > 0 else np.full(k.shape[1], 1.0 / k.shape[1])
@@ -806,7 +811,7 @@ class MarkovKernel:
                 cmax = k.max(axis=0)
                 live = cmax > 0
                 ratio = float((k.min(axis=0)[live] / cmax[live]).min())
-                ratio_down = ratio * (1.0 - 4.0 * ULP)  # 1 ulp per entry, 1 for the division
+                ratio_down = ratio * (1.0 - 8.0 * ULP)  # 2 ulp per entry, 1 for the division
                 gamma = min(1.0, float(next_up(1.0 - ratio_down)))
             self._cache["ultra"] = gamma
         return self._cache["ultra"]
