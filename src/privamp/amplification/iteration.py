@@ -137,10 +137,43 @@ def laplace_log_g(order: Any, z: Any):
     return _log_g(a, x)
 
 
+def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
+    """``e^x − 1 − x ≥ 0`` accurately for |x| ≤ 2 (Taylor series to 30 terms)."""
+    term = x * x / 2.0
+    total = term.copy()
+    for k in range(3, 31):
+        term = term * x / k
+        total = total + term
+    return total
+
+
+def _log_g_with_error(a, x):
+    """``log g_α(z)`` and a bound on its absolute error.
+
+    Small u = z(α − 1): ``g − 1 = [α h(u) + (α − 1) h(−zα)]/(2α − 1)`` with h(x) = e^x − 1 − x
+    (the first-order terms cancel exactly, αu = (α − 1)zα), a sum of non-negative terms, so
+    ``log1p`` of it keeps full relative accuracy even where log g ≈ z²α(α − 1)/2 is tiny.
+    Otherwise the ``logaddexp`` form, whose error is a few ulp of the exponents.
+    """
+    a = np.asarray(a, dtype=float)
+    x = np.asarray(x, dtype=float)
+    a, x = np.broadcast_arrays(a, x)
+    u = x * (a - 1)
+    v = x * a
+    small = (u <= 1.0) & (v <= 2.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        series = np.log1p((a * _expm1_minus_x(np.where(small, u, 0.0))
+                           + (a - 1) * _expm1_minus_x(np.where(small, -v, 0.0))) / (2 * a - 1))
+        direct = np.logaddexp(np.log(a) - np.log(2 * a - 1) + u,
+                              np.log(a - 1) - np.log(2 * a - 1) - v)
+    out = np.where(small, series, direct)
+    err = np.where(small, 16 * ULP * np.abs(series),
+                   8 * ULP * (1.0 + u + v + np.abs(np.log(2 * a - 1))))
+    return out, err
+
+
 def _log_g(a, x):
-    with np.errstate(divide="ignore"):
-        out = np.logaddexp(np.log(a) - np.log(2 * a - 1) + x * (a - 1),
-                           np.log(a - 1) - np.log(2 * a - 1) - x * a)
+    out, _ = _log_g_with_error(a, x)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -169,8 +202,7 @@ def laplace_location_renyi(distance: Any, order: Any, scale: float):
     out[one] = z[one] + np.expm1(-z[one])
     if np.any(mid):
         a, x = o[mid], z[mid]
-        lg = _log_g(a, x)
-        err = 8 * ULP * (1.0 + x * a + np.abs(np.log(2 * a - 1)))
+        lg, err = _log_g_with_error(a, x)
         out[mid] = (lg + err) / (a - 1)
     out = np.where(z == 0.0, 0.0, np.maximum(out, 0.0) * (1 + 8 * ULP))
     return float(out) if out.ndim == 0 else out
@@ -605,9 +637,13 @@ class NoisySgdPrivacy:
                 "β-smooth function has ρ ≤ β)", rho)
         fb, fr, fe = Fraction(beta), Fraction(rho), Fraction(eta)
         if fb + fr > 0 and fe * (fb + fr) > 2:
+            limit = Fraction(2) / (fb + fr)
+            largest = float(limit)
+            if Fraction(largest) > limit:
+                largest = math.nextafter(largest, 0.0)
             raise InvalidParameterError(
-                "step_size", f"at most 2/(smoothness + strong_convexity) = {2 / (beta + rho):.6g}"
-                " (Theorem 5)", eta)
+                "step_size", "at most 2/(smoothness + strong_convexity) (Theorem 5; the largest "
+                f"admissible float is {largest!r})", eta)
         for name, value in (("n", n), ("step_size", eta), ("lipschitz", c), ("smoothness", beta),
                             ("strong_convexity", rho), ("sigma", sigma), ("form", form)):
             object.__setattr__(self, name, value)
