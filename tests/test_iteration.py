@@ -318,8 +318,9 @@ def test_theorem4_edges_and_errors():
     with pytest.raises(InvalidParameterError, match="path_distances"):
         noisy_iteration_rdp_path([0.5, -0.1], 0.5, 1.0)
     # huge r and tiny L: log space, no underflow to a wrong non-zero or NaN
-    tiny = noisy_iteration_rdp(1.0, 0.5, 1.0, 100_000, [2.0], form="tight").epsilons[0]
-    assert tiny == 0.0 or tiny < 1e-300
+    tiny = noisy_iteration_rdp(1.0, 0.5, 1.0, 100_000, [2.0], form="tight")
+    assert 0.0 < tiny.epsilons[0] < 1e-300  # underflow keeps it positive: not "identical"
+    assert tiny.epsilon(0.0) == math.inf
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,4 +458,7 @@ def test_theorem5_exact_contraction_to_a_point():
     assert p.contraction_squared == 0.0
     assert np.all(p.rdp_slope(np.arange(1, 10)) == 0.0)
     assert p.rdp_slope(10) == pytest.approx(2.0)
-    assert p.epsilon(3, 1e-5) == 0.0
+    assert p.epsilon(3, 1e-5) == 0.0 and p.epsilon(3, 0.0) == 0.0  # truly identical laws
+    far = NoisySgdPrivacy(100_000, 0.5, 1.0, 1.0, 0.5, 1.0)
+    assert 0.0 < far.rdp_slope(1) and far.log_rdp_slope(1) < -5000
+    assert far.epsilon(1, 0.0) == math.inf

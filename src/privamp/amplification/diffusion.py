@@ -82,6 +82,9 @@ __all__ = [
 ]
 
 
+_TINY = math.ulp(0.0)  # 5e-324
+
+
 def _round_up(x: float, ulps: float = 16) -> float:
     return x * (1 + ulps * ULP) if math.isfinite(x) else x
 
@@ -103,7 +106,7 @@ def brownian_intrinsic_sensitivity(t: float, sensitivity: float = 1.0) -> float:
     """
     t = check_real("t", t, "(0, inf)")
     d = check_real("sensitivity", sensitivity, "[0, inf)")
-    return _round_up(d * d / (4.0 * t))
+    return 0.0 if d == 0.0 else max(_round_up(d * d / (4.0 * t)), _TINY)
 
 
 def ou_intrinsic_sensitivity(theta: float, rho: float, t: float, sensitivity: float = 1.0):
@@ -120,7 +123,9 @@ def ou_intrinsic_sensitivity(theta: float, rho: float, t: float, sensitivity: fl
     with np.errstate(over="ignore"):
         log_val = (math.log(theta) + 2 * _log(d) - math.log(2.0) - 2 * math.log(rho)
                    - log_expm1(2 * theta * ts))
-    out = np.exp(round_up_log(log_val, ulps=32))
+    # a positive Λ that underflows is reported as the smallest positive float, not 0 (which
+    # would claim identical output laws, i.e. ε = 0 even at δ = 0)
+    out = np.maximum(np.exp(round_up_log(log_val, ulps=32)), _TINY)
     out = np.where(np.isposinf(ts) | (d == 0.0), 0.0, out)
     return float(out) if out.ndim == 0 else out
 
@@ -151,6 +156,8 @@ def _rdp_curve(slope: float, orders: Any, label: str, relation) -> RdpCurve:
     with np.errstate(invalid="ignore"):
         eps = np.where(np.isinf(o), np.inf if slope > 0 else 0.0, o * slope)
     eps = np.where(np.isfinite(eps), eps * (1 + 4 * ULP), eps)
+    if slope > 0:
+        eps = np.maximum(eps, _TINY)
     return RdpCurve(o, eps, bound="upper", relation=relation, label=label)
 
 

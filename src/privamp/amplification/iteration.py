@@ -93,7 +93,10 @@ def _linear_curve(log_slope: float, orders: Any, label: str,
                                                     + log_slope))
     if log_slope == -math.inf:
         eps = np.zeros(o.shape)
-    eps = np.where(np.isfinite(eps), eps * (1 + 4 * ULP), eps)
+    else:
+        # a positive slope that underflows stays positive: 0 would claim identical output laws
+        # (ε = 0 even at δ = 0)
+        eps = np.where(np.isfinite(eps), np.maximum(eps * (1 + 4 * ULP), math.ulp(0.0)), eps)
     return RdpCurve(o, eps, bound="upper", relation=relation, label=label)
 
 
@@ -702,8 +705,11 @@ class NoisySgdPrivacy:
         return float(out[0]) if np.ndim(index) == 0 else out
 
     def rdp_slope(self, index: Any):
-        """ϵ_i: the curve at index i is ``order ↦ order ϵ_i`` (vectorised over indices)."""
-        v = np.exp(np.asarray(self.log_rdp_slope(index)))
+        """ϵ_i: the curve at index i is ``order ↦ order ϵ_i`` (vectorised over indices). A
+        positive ϵ_i below the float range is reported as the smallest positive float; use
+        :meth:`log_rdp_slope` for its size."""
+        log_v = np.asarray(self.log_rdp_slope(index))
+        v = np.where(np.isneginf(log_v), 0.0, np.maximum(np.exp(log_v), math.ulp(0.0)))
         return float(v) if np.ndim(v) == 0 else v
 
     def rdp(self, index: int, orders: Any = None) -> RdpCurve:
