@@ -341,7 +341,8 @@ def register(sub, plot_sub) -> None:
 
     it = sub.add_parser("iteration",
                         help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
-    it.add_argument("--n", type=_int, required=True, help="number of records/steps")
+    it.add_argument("--n", "--steps", type=_int, required=True, dest="n",
+                    help="number of records = steps of the single pass (n >= 1)")
     it.add_argument("--index", type=_int, nargs="+", default=None,
                     help="record indices in [1, n] (default: 1, n/2, n-1, n)")
     it.add_argument("--step-size", type=float, required=True, dest="step_size",

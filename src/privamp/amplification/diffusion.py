@@ -440,7 +440,12 @@ def theorem8_ratio_bound(epsilon: float, sensitivity: float, radius: float,
 
 @dataclass(frozen=True)
 class OUParameters:
-    """θ and ρ chosen by Theorem 8 for a target RDP slope ϵ at t = 1 (:func:`ou_parameters`)."""
+    """θ and ρ chosen by Theorem 8 for a target RDP slope ϵ at t = 1 (:func:`ou_parameters`).
+
+    >>> p = ou_parameters(0.1, 1.0, 1.0, 1)   # dΔ²/(2ϵR²) = 5 > 2
+    >>> round(p.ratio_bound, 6), p.satisfies_condition()
+    (0.166667, False)
+    """
 
     theta: float
     rho: float
@@ -533,7 +538,12 @@ class DiffusionSemigroup:
 
 
 def brownian_semigroup() -> DiffusionSemigroup:
-    """Brownian motion ``dX = √2 dW``: P_t(x) = N(x, 2tI), ``Γ(f) = ‖∇f‖²`` (Example 4)."""
+    """Brownian motion ``dX = √2 dW``: P_t(x) = N(x, 2tI), ``Γ(f) = ‖∇f‖²`` (Example 4).
+
+    >>> s = brownian_semigroup()
+    >>> float(s.carre_du_champ(np.array([[3.0, 4.0]]))[0])
+    25.0
+    """
 
     def log_transition(t, x, y):
         return -np.sum((y - x) ** 2, axis=-1) / (4.0 * t)
@@ -544,7 +554,12 @@ def brownian_semigroup() -> DiffusionSemigroup:
 
 def ou_semigroup(theta: float, rho: float) -> DiffusionSemigroup:
     """Ornstein–Uhlenbeck ``dX = −θX dt + √2ρ dW``: P_t(x) = N(e^{−θt}x, (ρ²/θ)(1 − e^{−2θt})I),
-    ``Γ(f) = ρ²‖∇f‖²`` (BBGG §5.1)."""
+    ``Γ(f) = ρ²‖∇f‖²`` (BBGG §5.1).
+
+    >>> s = ou_semigroup(1.0, 2.0)
+    >>> float(s.carre_du_champ(np.array([[1.0, 0.0]]))[0])
+    4.0
+    """
     theta, rho = _check_ou(theta, rho)
 
     def log_transition(t, x, y):

@@ -222,6 +222,10 @@ class TranslationBound:
     split : ndarray
         The split ``a = ‖w − v‖`` (distance between the centres of ω and ν) that attains it, per
         order; the coupling shifts by ``Δ − a``.
+
+    >>> b = iterated_laplace_rdp(1.0, 1.0, 2.0, orders=[3.0])
+    >>> round(float(b.split[0]), 6)   # equal scales: the midpoint
+    1.0
     """
 
     curve: RdpCurve

@@ -32,10 +32,10 @@ Finite kernels (catalogue §1.3, derived from Definition 1). For a row-stochasti
 * (γ, ε)-Dobrushin curve ``γ_ε = max_{x,x'} Σ_y [K[x,y] − e^ε K[x',y]]_+`` (``γ_0 = γ_D``);
 * Doeblin ``γ = 1 − Σ_y min_x K[x,y]`` with the optimal minorising distribution ω ∝ column minima;
 * ultra-mixing ``1 − γ_U = min_y min_x K[x,y] / max_x K[x,y]`` over non-zero columns, when every
-  column is either all zero or all positive. Otherwise no γ < 1 works and privamp reports
-  ``γ_U = 1`` (catalogue convention), for which Theorem 1(4) is just post-processing. (Strictly
-  the absolute-continuity part of Definition 1(4) fails then;
-  :attr:`MarkovKernel.absolutely_continuous` says so.)
+  column is either all zero or all positive. Otherwise the absolute-continuity part of
+  Definition 1(4) fails for every γ: privamp reports ``γ_U = 1`` (catalogue convention, for
+  which Theorem 1(4) would be plain post-processing), :attr:`MarkovKernel.absolutely_continuous`
+  is false, and ultra-mixing is not among the conditions the kernel satisfies.
 
 They satisfy ``γ_ε ≤ γ_D ≤ γ_Doeblin ≤ γ_U`` (the lattice of Figure 1, checked in the tests).
 
@@ -58,7 +58,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._numerics import ULP, log1mexp, log_expm1, mul_up, next_up, round_up_log
-from .._validation import check_real, check_real_array
+from .._validation import check_pmf, check_real, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..profiles import PrivacyProfile
 
@@ -161,6 +161,10 @@ class Blanket:
 
     It is γ-Doeblin restated: the part of every output law that does not depend on the input.
     ``omega`` may be ``None`` when only the existence of ω is asserted.
+
+    >>> k = MarkovKernel([[0.6, 0.4], [0.4, 0.6]])
+    >>> k.satisfies(Blanket(0.2, [0.5, 0.5])), k.satisfies(Blanket(0.1, [0.5, 0.5]))
+    (True, False)
     """
 
     gamma: float
@@ -310,8 +314,6 @@ class Doeblin(MixingCondition):
     def __post_init__(self):
         object.__setattr__(self, "gamma", check_real("gamma", self.gamma, "[0, 1]"))
         if self.omega is not None:
-            from .._validation import check_pmf
-
             object.__setattr__(self, "omega", check_pmf("omega", self.omega, atol=1e-9))
 
     def amplify(self, eps, delta):
@@ -689,8 +691,6 @@ class MarkovKernel:
 
     def apply(self, pmf: Any) -> np.ndarray:
         """``μK``: the output distribution when the input is drawn from ``pmf``."""
-        from .._validation import check_pmf
-
         mu = check_pmf("pmf", pmf, atol=1e-9)
         if mu.size != self.n_inputs:
             raise InvalidParameterError("pmf", f"a probability vector of length {self.n_inputs}",

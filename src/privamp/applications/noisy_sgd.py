@@ -169,6 +169,11 @@ class NoisySgdResult:
         Its per-index RDP statement (Theorem 5).
     path : ndarray or None
         All iterates x_0, …, x_n (shape (n + 1, d)) when requested; not private to release.
+
+    >>> sgd = NoisyProjSGD(lambda x, z: x - z, 0.5, 1.0, 2.0, 1.0, 1.0, EuclideanBall(1.0))
+    >>> res = sgd.run(np.zeros((3, 1)), x0=np.zeros(1), rng=0, return_path=True)
+    >>> res.path.shape, res.privacy.n
+    ((4, 1), 3)
     """
 
     x: np.ndarray
