@@ -55,8 +55,7 @@ def test_ou_monte_carlo_mean_and_covariance():
     n = 200_000
     draws = np.array([m.release(f, rng) for _ in range(50)])  # the public API, vectors
     assert draws.shape == (50, 3)
-    noise = rng.standard_normal((n, 3))  # reuse: compare with a big batch through release
-    big = m.release(np.broadcast_to(f, (n, 3)), rng)
+    big = m.release(np.broadcast_to(f, (n, 3)), rng)  # n independent releases of f
     mean = math.exp(-theta * t) * f
     var = rho**2 / theta * -math.expm1(-2 * theta * t)
     se = math.sqrt(var / n)
@@ -68,7 +67,6 @@ def test_ou_monte_carlo_mean_and_covariance():
     assert np.all(np.abs(off) < 5 * var / math.sqrt(n))
     assert m.noise_variance == pytest.approx(var) and m.mean_factor == pytest.approx(
         math.exp(-theta * t))
-    del noise
 
 
 def test_brownian_monte_carlo_and_scalar_release():
