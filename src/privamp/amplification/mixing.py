@@ -77,6 +77,8 @@ __all__ = [
 ]
 
 _CHUNK = 2_000_000  # elements of the (ε × inputs × outputs) work array processed at once
+_SUBNORMAL = math.ulp(0.0)  # 5e-324, the absolute rounding unit of the subnormal range
+_NORMAL = float(np.finfo(float).tiny)  # 2.2e-308, the smallest normal float
 
 
 # ---------------------------------------------------------------------------------------------
@@ -714,7 +716,8 @@ class MarkovKernel:
                 # of the exact term — even when a = b as floats. Rows that are identical before
                 # normalisation are identical after, exactly: no margin for those pairs.
                 same = np.all(self._raw[i][None, :] == self._raw, axis=1)
-                tv = 0.5 * (np.abs(a - b) + 4 * ULP * (a + b)).sum(axis=1)
+                # (in the subnormal range the error is absolute: one subnormal unit per entry)
+                tv = 0.5 * (np.abs(a - b) + 4 * ULP * (a + b) + 4 * _SUBNORMAL).sum(axis=1)
                 best = max(best, float(np.where(same, 0.0, tv).max()))
             # the true TV is at most the true Doeblin constant (Figure 1): keep the lattice
             # exact on the reported (rounded-up) values too
@@ -741,7 +744,8 @@ class MarkovKernel:
         if np.any(~finite):
             best = 0.0
             for i in range(n):
-                outside = np.where((k[i][None, :] > 0) & (k == 0), k[i][None, :], 0.0)
+                outside = np.where((k[i][None, :] > 0) & (k == 0),
+                                   k[i][None, :] + 2 * _SUBNORMAL, 0.0)
                 best = max(best, float(outside.sum(axis=1).max()))
             out[~finite] = _sum_up(best, m)
         idx = np.flatnonzero(finite)
@@ -750,14 +754,18 @@ class MarkovKernel:
             sel = idx[start:start + step]
             with np.errstate(over="ignore"):
                 alpha = np.exp(flat[sel])[:, None, None]
-            # e^ε within 1 ulp, α·b within 2 ulp more, entries within 2 ulp: 8 ulp (a + α b)
+            # e^ε within 1 ulp, α·b within 2 ulp more, entries within 2 ulp: 8 ulp (a + α b);
+            # subnormal entries are off by up to one subnormal unit (absolute), times α for b
+            sub = (k > 0) & (k < _NORMAL)
             with np.errstate(invalid="ignore", over="ignore"):
                 scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
+                tiny_b = np.where(sub[None, :, :], 2.0 * alpha * _SUBNORMAL, 0.0)
             best = np.zeros(sel.size)
             for i in range(n):
                 a = k[i][None, None, :]
+                tiny = np.where(sub[i][None, None, :], 2.0 * _SUBNORMAL, 0.0) + tiny_b
                 with np.errstate(invalid="ignore"):
-                    terms = a - scaled + 8 * ULP * (a + scaled)
+                    terms = a - scaled + 8 * ULP * (a + scaled) + tiny
                 terms = np.where(np.isnan(terms) | np.isneginf(terms), 0.0, terms)
                 val = np.maximum(terms, 0.0).sum(axis=2).max(axis=1)
                 best = np.maximum(best, val)
@@ -786,8 +794,9 @@ class MarkovKernel:
         k = self.matrix
         mins = k.min(axis=0)
         total = math.fsum(mins.tolist())
-        # each entry is within 2 ulp of the exact normalised value: lower the sum accordingly
-        total_down = max(0.0, total * (1.0 - 4.0 * ULP))
+        # each entry is within 2 ulp (or, subnormal, one subnormal unit) of the exact normalised
+        # value: lower the sum accordingly
+        total_down = max(0.0, total * (1.0 - 4.0 * ULP) - 2 * k.shape[1] * _SUBNORMAL)
         gamma = min(1.0, float(next_up(1.0 - total_down)), self.ultra_mixing)
         omega = mins / total if total > 0 else np.full(k.shape[1], 1.0 / k.shape[1])
         self._cache["doeblin"] = gamma
@@ -810,8 +819,10 @@ class MarkovKernel:
                 k = self.matrix
                 cmax = k.max(axis=0)
                 live = cmax > 0
-                ratio = float((k.min(axis=0)[live] / cmax[live]).min())
-                ratio_down = ratio * (1.0 - 8.0 * ULP)  # 2 ulp per entry, 1 for the division
+                # entries within 2 ulp or one subnormal unit of their exact values
+                lo = np.maximum(k.min(axis=0)[live] * (1 - 2 * ULP) - 2 * _SUBNORMAL, 0.0)
+                hi = cmax[live] * (1 + 2 * ULP) + 2 * _SUBNORMAL
+                ratio_down = float((lo / hi).min()) * (1.0 - 2.0 * ULP)
                 gamma = min(1.0, float(next_up(1.0 - ratio_down)))
             self._cache["ultra"] = gamma
         return self._cache["ultra"]
