@@ -1,0 +1,390 @@
+"""Command-line commands for amplification by post-processing (BBGG 2019).
+
+* ``privamp mixing``  — coefficients of a finite Markov kernel and Theorem 1's bounds;
+* ``privamp iteration`` — per-index (ε, δ) of noisy projected SGD (Theorem 5);
+* ``privamp ou`` — the Ornstein–Uhlenbeck mechanism: parameters, RDP, exact ε(δ), MSE vs the
+  Gaussian mechanism (Corollary 7, eq. (4), Theorem 8);
+* ``privamp plot ou-mse`` — the E_OU/E_GM ratio of Theorem 8 over t and ϵ.
+
+Thin by design: parse, call the library, format (the contract of :mod:`privamp._cli_common`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+from ._cli_common import CliError, emit_json, num, register_option_names, table
+from ._validation import check_int, check_real
+from .amplification.diffusion import (
+    OrnsteinUhlenbeckMechanism,
+    ou_gaussian_mse,
+    ou_mse,
+    ou_mse_ratio,
+    ou_parameters,
+    post_processed_gaussian_mse,
+    theorem8_condition,
+    theorem8_ratio_bound,
+)
+from .amplification.iteration import NoisySgdPrivacy
+from .amplification.mixing import MarkovKernel, eps_tilde
+from .errors import InvalidParameterError
+
+__all__ = ["register"]
+
+_OPTION_NAMES = {
+    "kernel": "--kernel",
+    "tolerance": "--tolerance",
+    "delta": "--delta",
+    "n": "--n",
+    "index": "--index",
+    "step_size": "--step-size",
+    "lipschitz": "--lipschitz",
+    "smoothness": "--smoothness",
+    "strong_convexity": "--strong-convexity",
+    "form": "--form",
+    "theta": "--theta",
+    "rho": "--rho",
+    "t": "--t",
+    "dimension": "--dimension",
+    "radius": "--radius",
+    "norm": "--norm",
+    "rdp_epsilon": "--rdp-epsilon",
+    "orders": "--orders",
+    "t_max": "--t-max",
+}
+
+_CONDITION_NAMES = {
+    "dobrushin": "gamma-Dobrushin (Thm 1(1))",
+    "eps_dobrushin": "(gamma, eps~)-Dobrushin (Thm 1(2))",
+    "doeblin": "gamma-Doeblin (Thm 1(3))",
+    "ultra_mixing": "gamma-ultra-mixing (Thm 1(4))",
+}
+
+_DISPLAY_ORDERS = [1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
+
+
+def _say(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int):
+    """:func:`ou_parameters`, with its ``epsilon`` reported as the ``--rdp-epsilon`` option."""
+    try:
+        return ou_parameters(epsilon, sensitivity, radius, dimension)
+    except InvalidParameterError as exc:
+        if exc.parameter != "epsilon":
+            raise
+        raise InvalidParameterError("rdp_epsilon", exc.rule, exc.value,
+                                    detail=exc.detail) from exc
+
+
+# ---------------------------------------------------------------------------------------------
+# privamp mixing
+# ---------------------------------------------------------------------------------------------
+
+
+def _cmd_mixing(args: argparse.Namespace) -> int:
+    eps = check_real("eps", args.eps, "[0, inf]")
+    delta = check_real("delta", args.delta, "[0, 1]")
+    kernel = MarkovKernel.from_csv(args.kernel, tolerance=args.tolerance)
+    et = float(eps_tilde(eps, delta))
+    amplified = kernel.amplify(eps, delta)  # ultra-mixing only when the supports coincide
+    result: dict[str, Any] = {
+        "dobrushin": kernel.dobrushin,
+        "doeblin": kernel.doeblin,
+        "ultra_mixing": kernel.ultra_mixing,
+        "bounds": {key: {"eps": e, "delta": d} for key, (e, d) in amplified.items()},
+        "eps": eps,
+        "delta": delta,
+        "eps_tilde": et,
+        "eps_dobrushin": float(kernel.eps_dobrushin(et)),
+        "doeblin_minorant": [float(w) for w in kernel.doeblin_minorant],
+        "absolutely_continuous": kernel.absolutely_continuous,
+        "kernel": {"path": str(args.kernel), "inputs": kernel.n_inputs,
+                   "outputs": kernel.n_outputs},
+    }
+    if args.json:
+        emit_json(result)
+        return 0
+    _say(f"Markov kernel {args.kernel} ({kernel.n_inputs} inputs x {kernel.n_outputs} "
+         "outputs): uniform mixing coefficients (Definition 1, rounded up)")
+    rows = [["dobrushin", num(result["dobrushin"]), "max TV between rows"],
+            ["eps_dobrushin", num(result["eps_dobrushin"]),
+             f"max hockey-stick at eps~ = {num(et)}"],
+            ["doeblin", num(result["doeblin"]), "1 - sum of column minima"],
+            ["ultra_mixing", num(result["ultra_mixing"]),
+             "1 - min column min/max" if kernel.absolutely_continuous
+             else "rows have different supports: Definition 1(4) fails"]]
+    _say(table(["condition", "gamma", "definition"], rows))
+    _say()
+    _say(f"Theorem 1: K o M for a mechanism M that is ({num(eps)}, {num(delta)})-DP")
+    rows = [[_CONDITION_NAMES[k], num(v["eps"]), num(v["delta"])]
+            for k, v in result["bounds"].items()]
+    _say(table(["condition", "eps'", "delta'"], rows))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# privamp iteration
+# ---------------------------------------------------------------------------------------------
+
+
+def _default_indices(n: int) -> list[int]:
+    return sorted({1, max(1, (n + 1) // 2), max(1, n - 1), n})
+
+
+def _cmd_iteration(args: argparse.Namespace) -> int:
+    delta = check_real("delta", args.delta, "(0, 1)")
+    priv = NoisySgdPrivacy(args.n, args.step_size, args.lipschitz, args.smoothness,
+                           args.strong_convexity, args.sigma, args.form)
+    indices = _default_indices(priv.n) if args.index is None else list(args.index)
+    slopes = np.atleast_1d(priv.rdp_slope(np.asarray(indices)))  # validates the indices
+    points = []
+    for i, slope in zip(indices, slopes, strict=True):
+        curve = priv.rdp(int(i))
+        eps, order = curve.epsilon(delta, return_order=True, warn=False)
+        points.append({"index": int(i), "rdp_slope": float(slope),
+                       "epsilon": float(eps), "order": float(order)})
+    result = {
+        "n": priv.n, "step_size": priv.step_size, "lipschitz": priv.lipschitz,
+        "smoothness": priv.smoothness, "strong_convexity": priv.strong_convexity,
+        "sigma": priv.sigma, "form": priv.form, "relation": priv.relation.value,
+        "contraction": priv.contraction, "delta": delta, "points": points,
+    }
+    if args.json:
+        emit_json(result)
+        return 0
+    _say("Noisy projected SGD (BBGG Algorithm 1), per-index privacy of the final iterate "
+         f"(Theorem 5, form={priv.form})")
+    _say(f"n={priv.n}, step size={num(priv.step_size)}, C={num(priv.lipschitz)}, "
+         f"beta={num(priv.smoothness)}, rho={num(priv.strong_convexity)}, "
+         f"sigma={num(priv.sigma)}; contraction L={num(priv.contraction)}")
+    _say("RDP at index i: (order, order * eps_i); (eps, delta) by the optimal RDP conversion")
+    rows = [[str(p["index"]), num(p["rdp_slope"]), num(p["epsilon"]), num(p["order"])]
+            for p in points]
+    _say(table(["index", "eps_i (RDP slope)", f"eps at delta={num(delta)}", "order"], rows))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# privamp ou
+# ---------------------------------------------------------------------------------------------
+
+
+def _ou_mechanism(args: argparse.Namespace):
+    """The mechanism from (--theta, --rho) or from Theorem 8's choice for --rdp-epsilon."""
+    chosen = None
+    if args.rdp_epsilon is not None:
+        if args.theta is not None or args.rho is not None:
+            raise CliError("privamp ou: error: give either --rdp-epsilon or --theta and --rho")
+        if args.radius is None:
+            raise CliError("privamp ou: error: --rdp-epsilon needs --radius (Theorem 8)")
+        chosen = _theorem8(args.rdp_epsilon, args.sensitivity, args.radius, args.dimension)
+        mech = OrnsteinUhlenbeckMechanism(chosen.theta, chosen.rho, args.t, args.sensitivity)
+        return mech, chosen
+    if args.theta is None or args.rho is None:
+        raise CliError("privamp ou: error: give --theta and --rho, or --rdp-epsilon")
+    return OrnsteinUhlenbeckMechanism(args.theta, args.rho, args.t, args.sensitivity), None
+
+
+def _cmd_ou(args: argparse.Namespace) -> int:
+    delta = check_real("delta", args.delta, "(0, 1)")
+    check_int("dimension", args.dimension, "[1, inf)")
+    if args.radius is not None:
+        check_real("radius", args.radius, "(0, inf)")
+    mech, chosen = _ou_mechanism(args)
+    orders = _DISPLAY_ORDERS if args.orders is None else args.orders
+    curve = mech.rdp(orders)
+    eps_exact = float(mech.profile().epsilon(delta))
+    eps_rdp = float(mech.rdp().epsilon(delta, warn=False))
+    norm = args.norm if args.norm is not None else args.radius
+    result: dict[str, Any] = {
+        "theta": mech.theta, "rho": mech.rho, "t": mech.t, "sensitivity": mech.sensitivity,
+        "dimension": args.dimension, "radius": args.radius,
+        "intrinsic_sensitivity": mech.intrinsic_sensitivity,
+        "orders": [float(o) for o in curve.orders], "rdp": [float(e) for e in curve.epsilons],
+        "bound": "upper",
+        "mean_factor": mech.mean_factor, "noise_sigma": mech.noise_sigma,
+        "equivalent_sigma": mech.equivalent_sigma, "gaussian_theta": mech.gaussian_theta,
+        "delta": delta, "epsilon": eps_exact, "epsilon_rdp": eps_rdp,
+    }
+    if norm is not None:
+        check_real("norm", norm, "[0, inf)")
+        mse = {
+            "norm": norm,
+            "ou": ou_mse(mech.theta, mech.rho, mech.t, args.dimension, norm),
+            "gaussian": ou_gaussian_mse(mech.theta, mech.rho, mech.t, args.dimension),
+            "ratio": ou_mse_ratio(mech.theta, mech.rho, mech.t, args.dimension, norm),
+        }
+        if args.radius is not None:
+            mse["post_processed_gaussian"] = post_processed_gaussian_mse(
+                mech.equivalent_sigma, args.dimension, args.radius)
+        result["mse"] = mse
+    if args.radius is not None:
+        t8: dict[str, Any] = {"condition": theorem8_condition(mech.theta, mech.rho,
+                                                               args.radius, args.dimension)}
+        if chosen is not None:
+            t8["rdp_epsilon"] = chosen.epsilon
+            t8["ratio_bound"] = chosen.ratio_bound
+        result["theorem8"] = t8
+    if args.json:
+        emit_json(result)
+        return 0
+    src = " (Theorem 8 choice for rdp epsilon " + num(chosen.epsilon) + ")" if chosen else ""
+    _say(f"Ornstein-Uhlenbeck mechanism theta={num(mech.theta)}, rho={num(mech.rho)}, "
+         f"t={num(mech.t)}{src}")
+    _say(f"release e^(-theta t) f(D) + N(0, {num(mech.noise_sigma)}^2 I), "
+         f"mean factor {num(mech.mean_factor)}")
+    _say(f"intrinsic sensitivity Lambda(t) = {num(mech.intrinsic_sensitivity)} "
+         f"(Corollary 7, sensitivity {num(mech.sensitivity)}); equivalent Gaussian sigma~ = "
+         f"{num(mech.equivalent_sigma)}")
+    _say(f"(eps, delta): eps = {num(eps_exact)} at delta = {num(delta)} (exact Gaussian "
+         f"profile; via RDP: {num(eps_rdp)})")
+    _say(table(["order", "RDP epsilon"],
+               [[num(float(o)), num(float(e))] for o, e in zip(curve.orders, curve.epsilons,
+                                                                strict=True)]))
+    if "mse" in result:
+        m = result["mse"]
+        _say()
+        _say(f"mean squared error (eq. (4)) at ||f(D)|| = {num(m['norm'])}, "
+             f"d = {args.dimension}:")
+        rows = [["Ornstein-Uhlenbeck", num(m["ou"])],
+                ["Gaussian, same RDP (d sigma~^2)", num(m["gaussian"])]]
+        if "post_processed_gaussian" in m:
+            rows.append(["post-processed Gaussian (worst case)",
+                         num(m["post_processed_gaussian"])])
+        rows.append(["ratio OU / Gaussian", num(m["ratio"])])
+        _say(table(["mechanism", "MSE"], rows))
+    if "theorem8" in result:
+        t8 = result["theorem8"]
+        line = f"Theorem 8 condition theta R^2 <= 4 d rho^2: {t8['condition']}"
+        if "ratio_bound" in t8:
+            line += f"; ratio bound at t = 1: {num(t8['ratio_bound'])}"
+        _say(line)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# privamp plot ou-mse
+# ---------------------------------------------------------------------------------------------
+
+
+def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
+    from ._plots_post import plot_ou_mse
+    from .plots import save_figure
+
+    t_max = check_real("t_max", args.t_max, "(0, inf)")
+    check_int("dimension", args.dimension, "[1, inf)")
+    sens = check_real("sensitivity", args.sensitivity, "(0, inf)")
+    radius = check_real("radius", args.radius, "(0, inf)")
+    dim = args.dimension
+    epsilons = [check_real("rdp_epsilon", e, "(0, inf)") for e in args.rdp_epsilon]
+    ts = np.linspace(t_max / 400, t_max, 400)
+    over_t = []
+    for e in epsilons:
+        p = _theorem8(e, sens, radius, dim)
+        note = "" if p.satisfies_condition() else " (θR² > 4dρ²)"
+        over_t.append((f"ϵ = {e:g}{note}", ts,
+                       np.asarray(ou_mse_ratio(p.theta, p.rho, ts, dim, radius)),
+                       p.ratio_bound))
+    grid = np.geomspace(min(epsilons) / 10, max(epsilons) * 10, 200)
+    at_one = np.empty(grid.size)
+    pgm = np.empty(grid.size)
+    bound = np.empty(grid.size)
+    for j, e in enumerate(grid):
+        p = _theorem8(float(e), sens, radius, dim)
+        at_one[j] = ou_mse_ratio(p.theta, p.rho, 1.0, dim, radius)
+        m = p.mechanism()
+        pgm[j] = post_processed_gaussian_mse(m.equivalent_sigma, dim, radius) / \
+            ou_gaussian_mse(p.theta, p.rho, 1.0, dim)
+        bound[j] = theorem8_ratio_bound(float(e), sens, radius, dim)
+    title = f"Theorem 8: OU vs Gaussian MSE (d={dim}, sensitivity={sens:g}, R={radius:g})"
+    fig = plot_ou_mse(over_t, (grid, at_one, pgm, bound), title=title)
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "rdp_epsilon": epsilons, "t_max": t_max})
+    else:
+        _say(f"wrote {args.out}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# registration
+# ---------------------------------------------------------------------------------------------
+
+
+def _int(text: str) -> int:
+    """An integer option (ranges are checked by the library, which names the option)."""
+    try:
+        return int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from exc
+
+
+def register(sub, plot_sub) -> None:
+    """Add ``mixing``, ``iteration``, ``ou`` and ``plot ou-mse`` to the argparse subparsers."""
+    register_option_names(_OPTION_NAMES)
+
+    mix = sub.add_parser("mixing", help="amplification by a finite Markov kernel (BBGG Thm 1)")
+    mix.add_argument("--kernel", required=True,
+                     help="CSV file: a row-stochastic matrix, rows = inputs")
+    mix.add_argument("--eps", type=float, required=True, help="epsilon of the mechanism (>= 0)")
+    mix.add_argument("--delta", type=float, required=True, help="delta of the mechanism [0, 1]")
+    mix.add_argument("--tolerance", type=float, default=1e-9,
+                     help="admissible deviation of row sums from 1 (default 1e-9)")
+    mix.add_argument("--json", action="store_true", help="print one JSON object")
+    mix.set_defaults(func=_cmd_mixing)
+
+    it = sub.add_parser("iteration",
+                        help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
+    it.add_argument("--n", "--steps", type=_int, required=True, dest="n",
+                    help="number of records = steps of the single pass (n >= 1)")
+    it.add_argument("--index", type=_int, nargs="+", default=None,
+                    help="record indices in [1, n] (default: 1, n/2, n-1, n)")
+    it.add_argument("--step-size", type=float, required=True, dest="step_size",
+                    help="learning rate eta <= 2/(beta + rho)")
+    it.add_argument("--lipschitz", type=float, required=True,
+                    help="C: bound on per-example gradient norms")
+    it.add_argument("--smoothness", type=float, required=True, help="beta >= 0")
+    it.add_argument("--strong-convexity", type=float, required=True, dest="strong_convexity",
+                    help="rho in [0, beta]")
+    it.add_argument("--sigma", type=float, required=True, help="gradient noise std (> 0)")
+    it.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
+    it.add_argument("--form", choices=("paper", "tight"), default="paper",
+                    help="Theorem 5 as printed, or the exact path optimum (default paper)")
+    it.add_argument("--json", action="store_true", help="print one JSON object")
+    it.set_defaults(func=_cmd_iteration)
+
+    ou = sub.add_parser("ou", help="Ornstein-Uhlenbeck mechanism (BBGG Cor 7, Thm 8)")
+    ou.add_argument("--theta", type=float, help="mean-reversion rate theta > 0")
+    ou.add_argument("--rho", type=float, help="diffusion coefficient rho > 0")
+    ou.add_argument("--rdp-epsilon", type=float, dest="rdp_epsilon",
+                    help="choose theta, rho by Theorem 8 for RDP (order, order * E) at t = 1")
+    ou.add_argument("--t", "--time", type=float, default=1.0, dest="t",
+                    help="diffusion time t > 0 (default 1)")
+    ou.add_argument("--sensitivity", type=float, default=1.0,
+                    help="L2 sensitivity of f (default 1)")
+    ou.add_argument("--dimension", type=_int, default=1, help="d (default 1)")
+    ou.add_argument("--radius", type=float, help="R with ||f(D)|| <= R")
+    ou.add_argument("--norm", type=float, help="||f(D)|| for the MSE (default: R)")
+    ou.add_argument("--orders", type=float, nargs="+", help="Renyi orders to print")
+    ou.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
+    ou.add_argument("--json", action="store_true", help="print one JSON object")
+    ou.set_defaults(func=_cmd_ou)
+
+    pou = plot_sub.add_parser("ou-mse", help="Theorem 8: E_OU/E_GM over t and epsilon")
+    pou.add_argument("--rdp-epsilon", type=float, nargs="+", default=[0.1, 0.5, 1.0, 4.0],
+                     dest="rdp_epsilon", help="RDP slopes for the parameter choice")
+    pou.add_argument("--sensitivity", type=float, default=1.0, help="default 1")
+    pou.add_argument("--radius", type=float, default=1.0, help="R (default 1)")
+    pou.add_argument("--dimension", type=_int, default=1, help="d (default 1)")
+    pou.add_argument("--t-max", type=float, default=4.0, dest="t_max",
+                     help="largest time on the plot (default 4)")
+    pou.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    pou.add_argument("--json", action="store_true", help="print one JSON object")
+    pou.set_defaults(func=_cmd_plot_ou_mse)
+
