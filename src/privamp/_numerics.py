@@ -164,8 +164,15 @@ def logsumexp_signed(a, b=None, axis=None):
     >>> round(float(v), 12) == round(math.log(0.5), 12), float(s)
     (True, 1.0)
     """
-    with np.errstate(divide="ignore"):
-        return special.logsumexp(a, b=b, axis=axis, return_sign=True)
+    if b is None:
+        with np.errstate(divide="ignore"):
+            return special.logsumexp(a, axis=axis, return_sign=True)
+    # fold |b| into the exponents: subnormal weights keep their full precision that way (SciPy
+    # multiplies b by e^{a − max}, which rounds b·e^{…} in the subnormal range)
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shifted = np.where(b != 0, a + np.log(np.abs(b)), -np.inf)
+        return special.logsumexp(shifted, b=np.sign(b), axis=axis, return_sign=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import integrate, optimize, special
+from scipy import special
 
 from ._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
 from ._validation import check_int, check_pmf, check_real, check_real_array
@@ -318,6 +318,8 @@ def _break_points(logp, logq, e: float, lo: float, hi: float, user: list[float])
             def crossing(z, _e=e):
                 return float(logp(z)) - (_e + float(logq(z)))
 
+            from scipy import optimize  # deferred: scipy.optimize is slow to import
+
             kinks.append(optimize.brentq(crossing, a, b, xtol=1e-15, rtol=4 * ULP))
         else:
             kinks.append(0.5 * (a + b))
@@ -378,6 +380,8 @@ def _evaluate_on_grid(func, grid: np.ndarray) -> np.ndarray:
 
 
 def _integrate_hockey(integrand, logp, logq, e, lo, hi, user, **kwargs):
+    from scipy import integrate  # deferred: scipy.integrate is slow to import
+
     if math.isfinite(lo) and math.isfinite(hi):
         pts = _break_points(logp, logq, e, lo, hi, user)
         return integrate.quad(integrand, lo, hi, args=(e,), points=pts, **kwargs)
