@@ -124,21 +124,23 @@ def _cell_of(alpha: np.ndarray, x: float) -> int:
 
 
 def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
-    """Merge atoms (likelihood ratio β_k, Q-mass q_k) into atoms on the grid ``alpha``.
+    """Merge atoms (likelihood ratio β_k in grid cell c_k, Q-mass q_k) onto the grid ``alpha``.
 
     A carried atom and the next atom on the other side of a grid point G are merged in the
     proportions that put their mean exactly at G (rounded so that the mean is never below G: the
     merged likelihood ratio is then at least G, and recording it at G only lowers δ). Atoms with
-    no grid point between them merge into their mean. Returns the placed (index, P-mass) lists and
-    the unbalanced remainder ``[(β, q)]``.
+    no grid point between them merge into their mean (which stays in the carry's cell). Returns
+    the placed (index, P-mass) lists and the unbalanced remainder ``[(β, q)]``.
     """
     k_pts = alpha.size
     out_idx: list[int] = []
     out_p: list[float] = []
     carry_q = 0.0
     carry_b = 0.0
+    carry_c = -1
     order = range(beta.size - 1, -1, -1) if reverse else range(beta.size)
     bl, ql, cl, el = beta.tolist(), q.tolist(), cells.tolist(), on_grid.tolist()
+    al = alpha.tolist()
     up = 1 + 8 * ULP
     down = 1 - 8 * ULP
     for k in order:
@@ -148,30 +150,30 @@ def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
             out_p.append(b * qm)
             continue
         if carry_q <= 0:
-            carry_q, carry_b = qm, b
+            carry_q, carry_b, carry_c = qm, b, cl[k]
             continue
-        c_carry = _cell_of(alpha, carry_b)
         # the grid point between the carry and the new atom, next to the carry
-        g_i = c_carry if reverse else c_carry + 1
-        if reverse and g_i >= 0 and alpha[g_i] == carry_b:
-            g_i -= 1
-        between = 0 <= g_i < k_pts and (alpha[g_i] > b if reverse else alpha[g_i] < b)
+        if reverse:
+            g_i = carry_c if (carry_c >= 0 and al[carry_c] < carry_b) else carry_c - 1
+            between = 0 <= g_i and al[g_i] > b
+        else:
+            g_i = carry_c + 1
+            between = g_i < k_pts and al[g_i] < b
         if not between:
             total = carry_q + qm
             carry_b = (carry_q * carry_b + qm * b) / total
             carry_q = total
             continue
-        gpt = alpha[g_i]
+        gpt = al[g_i]
         near, far = abs(carry_b - gpt), abs(b - gpt)
         # the mean must not fall below G: more weight on the atom above G
         need = carry_q * near / far * (down if reverse else up)
         if need <= qm:
             out_idx.append(g_i)
             out_p.append(gpt * (carry_q + need))
-            carry_q, carry_b = qm - need, b
+            carry_q, carry_b, carry_c = qm - need, b, cl[k]
         else:
-            use = qm * far / near * (up if reverse else down)
-            use = min(use, carry_q)
+            use = min(qm * far / near * (up if reverse else down), carry_q)
             out_idx.append(g_i)
             out_p.append(gpt * (use + qm))
             carry_q -= use
@@ -180,7 +182,7 @@ def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
 
 
 def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
-                 slope_tau: float | None = None):
+                 slope_tau: float | None = None, negligible: float = 0.0):
     """P-masses of a pair dominated by ``curve`` on losses ``(i_lo + j) h``, and its mass at +∞.
 
     1. **Tangent envelope.** At each grid point α_i a line of slope in the curve's subgradient
@@ -194,7 +196,8 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
        post-processing of the pair, hence dominated again, and only a second-order loss of
        information (no drift with the number of compositions). Mass that cannot be balanced is
        moved down to the grid point below it (a smaller loss, which only lowers δ); mass below
-       the grid is dropped.
+       the grid is dropped. Atoms of negligible mass (together at most ``negligible`` of
+       P-mass) skip the merging and move down directly.
 
     Returns ``(masses, p_inf)``; the masses may sum to less than 1.
     """
@@ -267,13 +270,28 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     # the lighter tail so that the one unbalanced remainder is small
     cells = np.searchsorted(alpha, beta, side="right") - 1
     on_grid = (cells >= 0) & (alpha[np.clip(cells, 0, k_pts - 1)] == beta)
+    rest: list = []
+    if negligible > 0 and beta.size:
+        p_mass = beta * q
+        order = np.argsort(p_mass, kind="stable")
+        small = order[np.cumsum(p_mass[order]) <= negligible]
+        if small.size:
+            keep = np.ones(beta.size, dtype=bool)
+            keep[small] = False
+            rest = list(zip(beta[small].tolist(), q[small].tolist(), strict=True))
+            beta, q, cells, on_grid = beta[keep], q[keep], cells[keep], on_grid[keep]
+    # sweep towards the end with the lighter atoms; try the other way if a remainder is left
+    light_end_right = beta.size == 0 or beta[-1] * q[-1] <= beta[0] * q[0]
     best = None
-    for reverse in (False, True):
-        placed_idx, placed_p, rest = _merge_atoms(beta, q, cells, on_grid, alpha, reverse)
-        cost = sum(b * m for b, m in rest)
+    for reverse in ((False, True) if light_end_right else (True, False)):
+        placed_idx, placed_p, left = _merge_atoms(beta, q, cells, on_grid, alpha, reverse)
+        cost = sum(b * m for b, m in left)
         if best is None or cost < best[0]:
-            best = (cost, placed_idx, placed_p, rest)
-    _, placed_idx, placed_p, rest = best
+            best = (cost, placed_idx, placed_p, left)
+        if cost <= negligible + 1e-300:
+            break
+    _, placed_idx, placed_p, left = best
+    rest = rest + left
     for b, m in rest:  # the remainder moves down to the grid point below it
         c = _cell_of(alpha, b)
         if c >= 0:

@@ -72,14 +72,21 @@ class StepPLD:
 
     @classmethod
     def from_curve(cls, curve: PairCurve, h: float, eps_lo: float, eps_hi: float,
-                   kind: str = "upper") -> StepPLD:
-        """Discretise a pair's hockey-stick curve on [eps_lo, eps_hi] with spacing h."""
+                   kind: str = "upper", *, negligible: float = 0.0) -> StepPLD:
+        """Discretise a pair's hockey-stick curve on [eps_lo, eps_hi] with spacing h.
+
+        ``negligible`` (lower kind only): P-mass that may move down to the grid point below it
+        without the drift-free merging (it lowers δ of a T-fold composition by at most
+        ``T h negligible``).
+        """
         if kind not in ("upper", "lower"):
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
         i_lo = math.floor(eps_lo / h)
         i_hi = math.ceil(eps_hi / h)
-        build = upper_masses if kind == "upper" else lower_masses
-        masses, p_inf = build(curve, h, i_lo, i_hi)
+        if kind == "upper":
+            masses, p_inf = upper_masses(curve, h, i_lo, i_hi)
+        else:
+            masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible)
         return cls(h, i_lo, masses, p_inf, kind, repr(curve))
 
     @property
@@ -261,44 +268,79 @@ class ComposedPLD:
         return float(-bisect_threshold(feasible_neg, -hi, -lo))
 
 
-def _power_spectrum(steps, n: int, unit: float, dtype, keep=None, keep_below: float = 0.0):
+_TWO_PI_EXT = _EXT("6.283185307179586476925286766559005768394")
+
+
+def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
+    """rfft of one step at the frequencies ``sel`` (all if None) and a bound on the error of
+    every coefficient: ``(values, error, dtype_unit)``.
+
+    ``sel is None``: double-precision FFT, error κ u ‖x‖₁ (κ = 10 log₂ n). Otherwise extended
+    precision where it matters: the few heaviest masses (all but at most ``rest_budget`` of the
+    total) are transformed directly at the selected frequencies in extended precision — twiddle
+    angles reduced exactly in integers, error ≤ (2π + 4 + log₂ m) u_ext per unit mass — and the
+    light rest by a double FFT (error κ u ‖rest‖₁); when the heavy part is too large for that,
+    one extended-precision FFT of everything.
+    """
+    masses = step.masses
+    pos = np.arange(masses.size) % n  # fold long step arrays circularly
+    if sel is None:
+        buf = np.zeros(n)
+        np.add.at(buf, pos, masses)
+        return fft.rfft(buf), 10 * math.log2(n) * ULP * float(np.sum(np.abs(masses))), ULP
+    absm = np.abs(masses)
+    order = np.argsort(absm)
+    light = order[np.cumsum(absm[order]) <= rest_budget]
+    heavy_mask = np.ones(masses.size, dtype=bool)
+    heavy_mask[light] = False
+    heavy = np.flatnonzero(heavy_mask & (absm > 0))
+    if heavy.size * sel.size <= 4_000_000:
+        rest = np.zeros(n)
+        np.add.at(rest, pos[light], masses[light])
+        values = fft.rfft(rest)[sel].astype(np.clongdouble if _EXT is not np.float64
+                                            else np.complex128)
+        x = masses[heavy].astype(_EXT)
+        jk = (pos[heavy][:, None].astype(np.int64) * sel[None, :].astype(np.int64)) % n
+        ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
+        values = values + (x @ np.cos(ang) - 1j * (x @ np.sin(ang)))
+        err = (10 * math.log2(n) * ULP * float(np.sum(absm[light]))
+               + (2 * math.pi + 4 + math.log2(heavy.size + 2)) * _EXT_U
+               * float(np.sum(absm[heavy])))
+        return values, err, _EXT_U
+    buf = np.zeros(n, dtype=_EXT)
+    np.add.at(buf, pos, masses.astype(_EXT))
+    return fft.rfft(buf)[sel], 10 * math.log2(n) * _EXT_U * float(np.sum(absm)), _EXT_U
+
+
+def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0):
     """The spectrum Π_s X_s^{c_s} of the composition and a per-frequency bound on its error.
 
-    ``X_s`` is the rfft of step s (length n) computed in ``dtype`` (unit roundoff ``unit``), with
-    per-coefficient error ``e_s = κ u ‖x_s‖₁`` (κ = 10 log₂ n). The error of the product of
-    powers is bounded by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}``, plus the rounding of the
-    logarithms, angles and exponentials (relative ``Σ_s c_s 8u(|log| + π + 1)``). Frequencies where
-    ``Π(|X_s| + e_s)^{c_s}`` underflows are set to 0 with that (tiny) bound as their error.
-    ``keep``: a previous error array; only frequencies where it exceeds ``keep_below`` are
-    recomputed.
+    Each ``X_s`` comes with a per-coefficient error bound ``e_s`` (:func:`_step_spectrum`). The
+    error of the product of powers is bounded by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}``, plus
+    the rounding of the logarithms, angles and exponentials (relative ``Σ_s c_s 8u(|log| + π +
+    1)``, u of the arithmetic used). Frequencies where ``Π(|X_s| + e_s)^{c_s}`` underflows are 0
+    with that (tiny) bound as their error. With ``sel``, only those frequencies are recomputed
+    (in extended precision) and the others are taken from ``keep = (spectrum, error)``.
     """
     m = n // 2 + 1
-    kappa = 10 * math.log2(n) * unit
-    log_abs = np.zeros(m, dtype=dtype)
-    log_pert = np.zeros(m, dtype=dtype)
-    phase = np.zeros(m, dtype=dtype)
+    dtype = np.float64 if sel is None else _EXT
+    size = m if sel is None else sel.size
+    log_abs = np.zeros(size, dtype=dtype)
+    log_pert = np.zeros(size, dtype=dtype)
+    phase = np.zeros(size, dtype=dtype)
     rel = 0.0
     tiny = np.finfo(dtype).tiny
-    sel = None if keep is None else np.flatnonzero(keep > keep_below)
     for step, count in steps:
-        buf = np.zeros(n, dtype=dtype)
-        pos = np.arange(step.masses.size) % n  # fold long step arrays circularly
-        np.add.at(buf, pos, step.masses.astype(dtype))
-        spec = fft.rfft(buf)
-        if sel is not None:
-            spec = spec[sel]
+        spec, e_s, unit = _step_spectrum(step, n, sel, rest_budget)
         mag = np.abs(spec)
-        e_s = dtype(kappa * float(np.sum(np.abs(step.masses))))
         with np.errstate(divide="ignore"):
             lm = np.log(np.maximum(mag, tiny))
-            lp = np.log(mag + e_s)
-        sub = slice(None) if sel is None else sel
-        log_abs[sub] += count * lm
-        log_pert[sub] += count * lp
-        phase[sub] += count * np.angle(spec)
+            lp = np.log(mag + dtype(e_s))
+        log_abs += count * lm
+        log_pert += count * lp
+        phase += count * np.angle(spec)
+        unit = ULP if sel is None else _EXT_U
         rel += count * 8 * unit * (float(np.max(np.abs(lp))) + math.pi + 1)
-    if sel is not None:
-        log_abs, log_pert, phase = log_abs[sel], log_pert[sel], phase[sel]
     with np.errstate(under="ignore"):
         modulus = np.exp(log_abs)
         upper = np.exp(log_pert)
@@ -307,8 +349,7 @@ def _power_spectrum(steps, n: int, unit: float, dtype, keep=None, keep_below: fl
     err = err + np.abs(spectrum) * 2 * ULP  # the conversion to double
     if sel is None:
         return spectrum, err
-    full_spec = np.zeros(m, dtype=np.complex128)
-    full_err = keep.copy()
+    full_spec, full_err = keep[0].copy(), keep[1].copy()
     full_spec[sel] = spectrum
     full_err[sel] = err
     return full_spec, full_err
@@ -349,13 +390,19 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) ->
         weights[-1] = 1.0
     # δ weights sum to at most the number of window points (each weight is ≤ 1)
     g_max = float(width)
-    spectrum, spec_err = _power_spectrum(steps, n, ULP, np.float64)
+    spectrum, spec_err = _power_spectrum(steps, n)
     if g_max * float(np.sum(weights * spec_err)) / n > tail_tol and _EXT is not np.float64:
         # the powered double-precision spectrum is not accurate enough: redo the frequencies
         # that matter in extended precision
         negligible = tail_tol * 1e-3 * n / (g_max * m)
-        spectrum, spec_err = _power_spectrum(steps, n, _EXT_U, _EXT, keep=spec_err,
-                                             keep_below=negligible)
+        sel = np.flatnonzero(spec_err > negligible)
+        # light masses stay in double precision: their error, amplified by the count, must
+        # stay below a tenth of the tolerance over the selected frequencies
+        kappa = 10 * math.log2(n) * ULP
+        rest_budget = 0.1 * tail_tol * n / (g_max * 2 * max(sel.size, 1) * kappa
+                                            * total_steps)
+        spectrum, spec_err = _power_spectrum(steps, n, sel=sel, keep=(spectrum, spec_err),
+                                             rest_budget=rest_budget)
     y = fft.irfft(spectrum, n)
     roll = (i_start - shift) % n
     window = np.roll(y, -roll)[:width]
