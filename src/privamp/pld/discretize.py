@@ -210,7 +210,9 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         p_inf = float(np.exp(curve.log_lower(np.array([np.inf]))[0]))
     p_inf = max(0.0, p_inf * (1 - 4 * ULP))
     alpha = np.exp(eps)
-    tau = h / 256.0 if slope_tau is None else slope_tau
+    # secant width: small against the cell (curvature error) but not so small that the value
+    # slack dominates the slope bounds
+    tau = max(h / 256.0, 4 * math.sqrt(curve.lower_slack)) if slope_tau is None else slope_tau
     s_lo, s_hi = curve.slope_bounds(eps, tau)
     s_lo = np.minimum(s_lo, s_hi)
     slope = 0.5 * (s_lo + s_hi)
@@ -222,6 +224,24 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     # lines of slope −1 are 1 − α itself (or below it); lines below 1 − α or p∞ at their own
     # grid point contribute little — dropping lines only lowers the envelope, which is safe
     ok = (slope > -1.0) & (y > np.maximum(1.0 - alpha, p_inf))
+    # thin the lines so that neighbouring slopes differ by at least 8 times their uncertainty:
+    # the kinks of lines closer than that are ill-conditioned (they would land anywhere), and
+    # dropping lines is always safe; then start every margin at the distance to the neighbours
+    cand = np.flatnonzero(ok)
+    extra = np.ones(k_pts)
+    if cand.size > 1:
+        sl, un = slope[cand], unc[cand]
+        scale = np.maximum(0.5 * (un[1:] + un[:-1]), 1e-300)
+        level = np.floor(np.concatenate([[0.0], np.cumsum(np.diff(sl) / scale)]) / 8.0)
+        _, first_of_level = np.unique(level, return_index=True)
+        kept = cand[first_of_level]
+        ok[:] = False
+        ok[kept] = True
+        gaps = np.diff(alpha[kept])
+        span = np.maximum(np.concatenate([[gaps[0] if gaps.size else 0.0], gaps]),
+                          np.concatenate([gaps, [gaps[-1] if gaps.size else 0.0]]))
+        extra[kept] = np.maximum(1.0, 1.5 * span / reach[kept])
+    height = y - np.maximum(1.0 - alpha, p_inf)
 
     def envelope(extra):
         yy = y - unc * reach * extra
@@ -236,15 +256,12 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         env = _upper_envelope(sl, ic)
         return sl[env], ic[env], src[env]
 
-    extra = np.ones(k_pts)
-    for attempt in range(16):
+    for _round in range(64):
         es, ec, esrc = envelope(extra)
         if es.size < 2:
             break
         kinks = (ec[:-1] - ec[1:]) / (es[1:] - es[:-1])
-        # each grid line must be below f on its active range: widen its margin if the range
-        # reaches further than its margin covers (after a few rounds, drop such lines instead:
-        # dropping a line only lowers the envelope)
+        # each grid line must be below f on its active range
         lo_end = np.concatenate([[0.0], kinks])
         hi_end = np.concatenate([kinks, [np.inf]])
         grid = esrc >= 0
@@ -254,10 +271,14 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         bad = (need > extra[gi] * (1 - 1e-12)) & (unc[gi] > 0)
         if not np.any(bad):
             break
-        if attempt < 6:
-            extra[gi[bad]] = np.minimum(need[bad] * 2.0, 1e300)
-        else:
-            ok[gi[bad]] = False
+        # lower each bad line by the margin its range needs (margins only grow, so this
+        # settles); a line whose margin would eat half its height above max(1 − α, p∞) carries
+        # no information and is dropped instead (dropping a line only lowers the envelope)
+        idx_bad = gi[bad]
+        grow = need[bad] * 1.5
+        hopeless = unc[idx_bad] * reach[idx_bad] * grow > 0.5 * height[idx_bad]
+        ok[idx_bad[hopeless]] = False
+        extra[idx_bad[~hopeless]] = grow[~hopeless]
     else:  # pragma: no cover - dropping lines always terminates well before this
         raise AssertionError("lower PLD: line margins did not converge")
     if es.size < 2:

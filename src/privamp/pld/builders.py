@@ -1,0 +1,86 @@
+"""Dominating pairs (as hockey-stick curves) of mechanisms, profiles and sampling schemes.
+
+:func:`pair_curves` turns one ledger event into the curves the PLD engine composes:
+
+* **Poisson sampling of the Gaussian mechanism under add/remove**: the exact *remove* and *add*
+  pairs (:class:`~privamp.pld.curves.PoissonGaussianCurve`; Zhu, Dong, Wang 2022), composed
+  separately by the engine.
+* **Everything else**: the symmetric curve of the privacy profile (a privacy profile determines a
+  dominating pair: its symmetric extension ``1 − e^ε + e^ε δ(−ε)`` for ε < 0 is the supremum over
+  ordered neighbours; Zhu, Dong, Wang 2022, §3). For a sampling scheme the profile is the
+  amplified one (:func:`~privamp.amplification.subsampling.amplify`): Poisson under
+  substitution (BBG Theorem 14), WOR (Theorem 9), WR and the MUST schemes (the multiplicity
+  formula of BBG Theorem 10 / MUST Theorem 5, with group privacy). This is how the schemes that
+  have no closed-form pair are composed — and it is a certified bound, unlike the mixture PLDs of
+  the MUST paper for WR and MUST, whose pair of datasets is not proven to be the worst case
+  (see :mod:`privamp.pld.fourier`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidTypeError
+from ..mechanisms.base import Mechanism
+from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
+from ..profiles import PrivacyProfile
+from ..relations import NeighbouringRelation
+from ..sampling.schemes import Poisson, SamplingScheme
+from .curves import PairCurve, PoissonGaussianCurve, ProfileCurve
+
+__all__ = ["pair_curves"]
+
+
+def _gaussian_theta(source: Any) -> float | None:
+    if isinstance(source, GaussianMechanism):
+        return source.theta
+    if isinstance(source, GaussianProfile):
+        return source.theta
+    return None
+
+
+def pair_curves(source: Any, scheme: SamplingScheme | None = None,
+                relation: NeighbouringRelation | str | None = None,
+                group_privacy: Any = None) -> dict[str, PairCurve]:
+    """The dominating pair curves of ``source`` (run on ``scheme``'s subsample if given).
+
+    Parameters
+    ----------
+    source : Mechanism, PrivacyProfile or PairCurve
+        The base mechanism or its profile, stated under the relation the scheme needs (see
+        :func:`~privamp.amplification.subsampling.amplify`); a ``PairCurve`` is used as is
+        (symmetric).
+    scheme : SamplingScheme, optional
+    relation : NeighbouringRelation or str, optional
+        The relation on the whole dataset (default: the scheme's natural relation).
+    group_privacy : GroupPrivacy or str, optional
+        White- or black-box group profiles for schemes with multiplicities.
+
+    Returns
+    -------
+    dict
+        ``{"symmetric": curve}`` or ``{"remove": curve, "add": curve}``.
+
+    >>> from privamp import GaussianMechanism
+    >>> from privamp.sampling import Poisson
+    >>> sorted(pair_curves(GaussianMechanism(1.0), Poisson(0.01)))
+    ['add', 'remove']
+    """
+    if isinstance(source, PairCurve):
+        return {"symmetric": source}
+    if not isinstance(source, (Mechanism, PrivacyProfile)):
+        raise InvalidTypeError("source", "a Mechanism, a PrivacyProfile or a PairCurve", source)
+    if scheme is None:
+        profile = source.profile() if isinstance(source, Mechanism) else source
+        return {"symmetric": ProfileCurve(profile)}
+    rel = scheme.natural_relation if relation is None else NeighbouringRelation.parse(relation)
+    theta = _gaussian_theta(source)
+    base_rel = getattr(source, "relation", None)
+    if (isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE
+            and theta is not None and theta > 0 and group_privacy is None
+            and base_rel is NeighbouringRelation.ADD_REMOVE):
+        return {"remove": PoissonGaussianCurve(theta, scheme.rate, "remove"),
+                "add": PoissonGaussianCurve(theta, scheme.rate, "add")}
+    from ..amplification.subsampling import amplify
+
+    return {"symmetric": ProfileCurve(amplify(source, scheme, rel, group_privacy))}
