@@ -139,11 +139,13 @@ class Accountant:
 
     # ---- queries ------------------------------------------------------------------------
 
-    def epsilon(self, delta: float) -> Bracket:
+    def epsilon(self, delta: float, *, lower: bool = True) -> Bracket:
         """Certified bracket on the smallest ε with δ(ε) ≤ ``delta`` (``lower`` is ``None`` for
-        the ``rdp`` backend)."""
+        the ``rdp`` backend, or when ``lower=False`` asks for the upper end only — faster)."""
         delta = check_real("delta", delta, "(0, 1)")
         self._require_events()
+        if self.backend == "pld":
+            return self._pld_epsilon(delta, lower)
         return getattr(self, f"_{self.backend}_epsilon")(delta)
 
     def delta(self, eps: float) -> Bracket:
@@ -161,11 +163,11 @@ class Accountant:
         return [PldEvent(pair_curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
                          ev.count, ev.label) for ev in self._events]
 
-    def _pld_epsilon(self, delta: float) -> Bracket:
+    def _pld_epsilon(self, delta: float, lower: bool = True) -> Bracket:
         from .pld.engine import pld_epsilon
 
         res = pld_epsilon(self._pld_events(), delta, eps_error=self.eps_error,
-                          grid_step=self.grid_step)
+                          grid_step=self.grid_step, lower=lower)
         self._record("pld", res)
         return res.bracket
 

@@ -19,6 +19,7 @@ __all__ = [
     "MissingDependencyError",
     "NumericalError",
     "PrivampError",
+    "UnreachableTargetError",
     "UnsupportedCombinationError",
 ]
 
@@ -84,6 +85,11 @@ def _rebuild_parameter_error(cls, parameter, rule, value, detail):
 
 class InvalidTypeError(InvalidParameterError, TypeError):
     """A parameter has the wrong type (a string where a number is expected, a bool, None, ...)."""
+
+
+class UnreachableTargetError(InvalidParameterError):
+    """A calibration target that no admissible value of the parameter reaches (for example a
+    target ε that a single step already exceeds)."""
 
 
 class UnsupportedCombinationError(PrivampError, ValueError):

@@ -138,6 +138,24 @@ def _window(steps: Sequence[tuple[StepPLD, int]], tol: float) -> tuple[float, fl
     return a, b, tail_below, tail_above
 
 
+def _discounted_suffix(v: np.ndarray, h: float) -> np.ndarray:
+    """``C_j = Σ_{k≥j} v_k e^{−(k−j)h}`` without overflow: blocks short enough that
+    ``e^{(block length) h}`` is a finite double, each by a scaled reverse cumulative sum, joined
+    by carrying the first value of each block to the previous one."""
+    n = v.size
+    out = np.empty(n)
+    block = max(1, min(n, int(500.0 / h)))
+    carry = 0.0
+    for end in range(n, 0, -block):
+        start = max(0, end - block)
+        k = np.arange(end - start)
+        w = np.exp(-k * h)
+        part = np.cumsum((v[start:end] * w)[::-1])[::-1] / w
+        out[start:end] = part + carry * np.exp(-(end - start - k) * h)
+        carry = out[start]
+    return out
+
+
 @dataclass
 class ComposedPLD:
     """A composed privacy-loss distribution on a window, with its certified error terms."""
@@ -165,9 +183,9 @@ class ComposedPLD:
         return self.losses + (self.loss_shift if self.kind == "upper" else -self.loss_shift)
 
     def _sums(self):
-        """Suffix sums over the losses ≥ 0: ``A_j = Σ_{k≥j} p_k``, ``B_j = Σ_{k≥j} p_k e^{−l_k}``,
-        the same with |p_k| (for the rounding bound), and ``E_j = Σ_{k≥j} e^{−l_k}`` (for the sum
-        of the δ weights, which scales the FFT error), with the losses ``l``."""
+        """Suffix sums over the losses ≥ 0, all free of overflow whatever the losses:
+        ``A_j = Σ_{k≥j} p_k``, ``C_j = Σ_{k≥j} p_k e^{l_j − l_k}`` (:func:`_discounted_suffix`),
+        the same with |p_k| (for the rounding bound), with the losses ``l``."""
         cache = getattr(self, "_cache", None)
         if cache is not None:
             return cache
@@ -177,30 +195,35 @@ class ComposedPLD:
         p = self.masses[start:]
         if self.kind == "upper":
             p = np.maximum(p, 0.0)
-        w = np.exp(-l_pos)
 
         def suffix(v):
             return np.append(np.cumsum(v[::-1])[::-1], 0.0)
 
-        cache = (l_pos, suffix(p), suffix(p * w), suffix(np.abs(p)), suffix(np.abs(p) * w),
-                 suffix(w))
+        def discounted(v):
+            return np.append(_discounted_suffix(v, self.h), 0.0)
+
+        cache = (l_pos, suffix(p), discounted(p), suffix(np.abs(p)), discounted(np.abs(p)))
         self._cache = cache
         return cache
 
     def _delta_from_sums(self, eps: np.ndarray, j: np.ndarray, fft_term: bool = True
                          ) -> np.ndarray:
         """Certified δ at ``eps`` (≥ 0) given ``j`` = first index with loss > eps."""
-        l_pos, a_sum, b_sum, a_abs, b_abs, e_sum = self._sums()
+        l_pos, a_sum, c_sum, a_abs, c_abs = self._sums()
         mass_factor = (1 + 2 * ULP) ** self.steps
         n_sum = l_pos.size
-        with np.errstate(over="ignore", invalid="ignore"):
-            e = np.exp(eps)
-            body = a_sum[j] - e * b_sum[j]
-            # sequential sums: error ≤ (n + 8) u Σ|terms| (plus the rounding of e^{ε})
-            err = (n_sum + 8) * ULP * (a_abs[j] + e * b_abs[j])
+        l_j = np.append(l_pos, np.inf)[j]
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            w = np.where(np.isfinite(l_j), np.exp(np.minimum(eps - l_j, 0.0)), 0.0)
+            body = a_sum[j] - w * c_sum[j]
+            # sums and recurrences: error ≤ (n + 8) u Σ|terms| / (1 − e^{−h}) at most; the
+            # recurrence's errors decay geometrically, so (n + 8) u bounds them as well
+            err = (n_sum + 8) * ULP * (a_abs[j] + w * c_abs[j])
             if fft_term:
                 # Σ of the δ weights 1 − e^{ε − l} over the losses above ε (rounded up)
-                g_sum = np.maximum((n_sum - j) - e * e_sum[j], 0.0) * (1 + 1e-9) + 1.0
+                count = n_sum - j
+                geo = -np.expm1(-count * self.h) / -math.expm1(-self.h)
+                g_sum = np.maximum(count - w * geo, 0.0) * (1 + 1e-9) + 1.0
                 err = err + g_sum * self.spectral_coeff
         body = np.maximum(body, 0.0)
         tails = self.tail_above + self.tail_below

@@ -134,9 +134,18 @@ def _left_end(curve: PairCurve, log_budget: float) -> float:
     return -float(bisect_threshold(feasible, 1e-9, -lo, rtol=1e-6))
 
 
+#: Largest single-step privacy loss the grid represents (e^ε must stay a finite double).
+_MAX_LOSS = 700.0
+
+
 def _step_range(curve: PairCurve, budget: float) -> tuple[float, float]:
     log_budget = math.log(budget)
-    return _left_end(curve, log_budget), _right_end(curve, log_budget)
+    lo, hi = _left_end(curve, log_budget), _right_end(curve, log_budget)
+    if hi > _MAX_LOSS or lo < -_MAX_LOSS:
+        raise NumericalError(
+            f"a single step's privacy loss reaches {max(hi, -lo):.3g} (beyond {_MAX_LOSS:g}, "
+            "where likelihood ratios overflow); such a mechanism gives no useful (ε, δ) guarantee")
+    return lo, hi
 
 
 @dataclass
@@ -239,12 +248,14 @@ def _clip_grid(h: float, ranges_by_set) -> float:
 
 
 def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | None = None,
-                upper_error: float | None = None, grid_step: float | None = None) -> PldResult:
+                upper_error: float | None = None, grid_step: float | None = None,
+                lower: bool = True) -> PldResult:
     """Certified bracket on the smallest ε with δ(ε) ≤ ``delta`` for the composition.
 
     ``eps_error``: target width of the bracket (default 0.1 % of ε); ``upper_error``: target
     distance of the upper end from the exact value, estimated (default 0.001 % of ε);
-    ``grid_step``: a fixed grid spacing instead (both sides).
+    ``grid_step``: a fixed grid spacing instead (both sides); ``lower=False`` skips the lower end
+    (``bracket.lower`` is then ``None``; calibration only needs the upper end).
     """
     delta = check_real("delta", delta, "(0, 1)")
     if eps_error is not None:
@@ -290,8 +301,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             sizes[f"upper/{name}"] = comp.fft_size
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
-    lower = None
-    if math.isfinite(upper):
+    low = None
+    if lower and math.isfinite(upper):
         if eps_error is None and grid_step is None:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, 0.1)
@@ -301,9 +312,9 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
             comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail)
-            lower = min(comp.epsilon(delta), upper)
+            low = min(comp.epsilon(delta), upper)
             sizes[f"lower/{worst}"] = comp.fft_size
-            if upper - lower <= target_w or attempt == _MAX_REFINE or grid_step is not None:
+            if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
                 break
             h = max(h / 2, h_u / 2)
             try:
@@ -311,7 +322,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             except NumericalError:
                 break
         h_l = h
-    return PldResult(Bracket(lower, upper), worst, h_u, h_l, sizes,
+    return PldResult(Bracket(low, upper), worst, h_u, h_l if lower else None, sizes,
                      time.perf_counter() - start)
 
 
