@@ -19,18 +19,6 @@ import numpy as np
 
 from ._cli_common import CliError, emit_json, num, register_option_names, table
 from ._validation import check_int, check_real
-from .amplification.diffusion import (
-    OrnsteinUhlenbeckMechanism,
-    ou_gaussian_mse,
-    ou_mse,
-    ou_mse_ratio,
-    ou_parameters,
-    post_processed_gaussian_mse,
-    theorem8_condition,
-    theorem8_ratio_bound,
-)
-from .amplification.iteration import NoisySgdPrivacy
-from .amplification.mixing import MarkovKernel, eps_tilde
 from .errors import InvalidParameterError
 
 __all__ = ["register"]
@@ -73,6 +61,7 @@ def _say(text: str = "") -> None:
 
 def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int):
     """:func:`ou_parameters`, with its ``epsilon`` reported as the ``--rdp-epsilon`` option."""
+    from .amplification.diffusion import ou_parameters
     try:
         return ou_parameters(epsilon, sensitivity, radius, dimension)
     except InvalidParameterError as exc:
@@ -88,6 +77,7 @@ def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int)
 
 
 def _cmd_mixing(args: argparse.Namespace) -> int:
+    from .amplification.mixing import MarkovKernel, eps_tilde
     eps = check_real("eps", args.eps, "[0, inf]")
     delta = check_real("delta", args.delta, "[0, 1]")
     kernel = MarkovKernel.from_csv(args.kernel, tolerance=args.tolerance)
@@ -138,6 +128,7 @@ def _default_indices(n: int) -> list[int]:
 
 
 def _cmd_iteration(args: argparse.Namespace) -> int:
+    from .amplification.iteration import NoisySgdPrivacy
     delta = check_real("delta", args.delta, "(0, 1)")
     priv = NoisySgdPrivacy(args.n, args.step_size, args.lipschitz, args.smoothness,
                            args.strong_convexity, args.sigma, args.form)
@@ -177,6 +168,7 @@ def _cmd_iteration(args: argparse.Namespace) -> int:
 
 def _ou_mechanism(args: argparse.Namespace):
     """The mechanism from (--theta, --rho) or from Theorem 8's choice for --rdp-epsilon."""
+    from .amplification.diffusion import OrnsteinUhlenbeckMechanism
     chosen = None
     if args.rdp_epsilon is not None:
         if args.theta is not None or args.rho is not None:
@@ -192,6 +184,13 @@ def _ou_mechanism(args: argparse.Namespace):
 
 
 def _cmd_ou(args: argparse.Namespace) -> int:
+    from .amplification.diffusion import (
+        ou_gaussian_mse,
+        ou_mse,
+        ou_mse_ratio,
+        post_processed_gaussian_mse,
+        theorem8_condition,
+    )
     delta = check_real("delta", args.delta, "(0, 1)")
     check_int("dimension", args.dimension, "[1, inf)")
     if args.radius is not None:
@@ -275,6 +274,12 @@ def _cmd_ou(args: argparse.Namespace) -> int:
 
 def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
     from ._plots_post import plot_ou_mse
+    from .amplification.diffusion import (
+        ou_gaussian_mse,
+        ou_mse_ratio,
+        post_processed_gaussian_mse,
+        theorem8_ratio_bound,
+    )
     from .plots import save_figure
 
     t_max = check_real("t_max", args.t_max, "(0, inf)")

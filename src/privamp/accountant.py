@@ -245,7 +245,9 @@ def _max_bracket(brackets: list[Bracket]) -> Bracket:
 
 
 def _rdp_source(ev: Event, orders):
-    """An RDP curve (upper bound) for one event under its relation."""
+    """An RDP source (upper bound) for one event under its relation: a callable ``orders ->
+    RdpCurve`` wherever the bound can be evaluated at any order, so that the RDP accountant
+    can refine the order around its optimum."""
     from .mechanisms.gaussian import GaussianMechanism
     from .rdp.mechanisms import rdp_curve, rdp_from_profile
     from .rdp.subsampled import poisson_gaussian_rdp, subsampled_rdp
@@ -254,13 +256,13 @@ def _rdp_source(ev: Event, orders):
     mech, scheme = ev.mechanism, ev.scheme
     rel = ev.effective_relation
     if scheme is None:
-        return rdp_curve(mech, orders)
+        return lambda o: rdp_curve(mech, o)
     if ev.group_privacy is None:
-        if (isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE):
+        if isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE:
             if isinstance(mech, GaussianMechanism):
-                return poisson_gaussian_rdp(mech.noise_multiplier, scheme.rate, orders)
-            return subsampled_rdp(mech, sampling="poisson", sampling_rate=scheme.rate,
-                                  orders=orders)
+                return lambda o: poisson_gaussian_rdp(mech.noise_multiplier, scheme.rate, o)
+            return lambda o: subsampled_rdp(mech, sampling="poisson", sampling_rate=scheme.rate,
+                                            orders=o)
         if isinstance(scheme, WithoutReplacement) and rel is NeighbouringRelation.SUBSTITUTE:
             return subsampled_rdp(mech, sampling="wor", n=scheme.n, m=scheme.m, orders=orders)
     from .amplification.subsampling import amplify
@@ -273,5 +275,3 @@ def _rdp_source(ev: Event, orders):
         raise UnsupportedCombinationError(
             f"no RDP bound for {mech!r} on {scheme!r}: Theorem 6 needs the amplified profile to "
             f"reach 0 or to bound its tail ({exc}); use the 'pld' backend") from None
-
-

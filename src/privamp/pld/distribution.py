@@ -171,6 +171,9 @@ class ComposedPLD:
     spectral_coeff: float
     fft_size: int
     loss_shift: float
+    #: exponential tilt λ of the stored masses: the composed law is ``masses · e^{log_scale − λ l}``
+    tilt: float = 0.0
+    log_scale: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
@@ -183,18 +186,28 @@ class ComposedPLD:
         return self.losses + (self.loss_shift if self.kind == "upper" else -self.loss_shift)
 
     def _sums(self):
-        """Suffix sums over the losses ≥ 0, all free of overflow whatever the losses:
-        ``A_j = Σ_{k≥j} p_k``, ``C_j = Σ_{k≥j} p_k e^{l_j − l_k}`` (:func:`_discounted_suffix`),
-        the same with |p_k| (for the rounding bound), with the losses ``l``."""
+        """Suffix sums over the losses ≥ 0 (and, with a tilt, small enough that the untilting
+        factor ``f_k = e^{log_scale − λ l_k}`` stays below e^700), free of overflow whatever
+        the losses: ``A_j = Σ_{k≥j} p_k f_k``, ``C_j = Σ_{k≥j} p_k f_k e^{l_j − l_k}``
+        (:func:`_discounted_suffix`), the same with |p_k|, and ``F_j = Σ_{k≥j} f_k``,
+        ``G_j = Σ_{k≥j} f_k e^{l_j − l_k}`` (for the FFT error, which is per stored mass)."""
         cache = getattr(self, "_cache", None)
         if cache is not None:
             return cache
         ls = self._shifted_losses()
         start = int(np.searchsorted(ls, 0.0, side="left"))
+        if self.tilt > 0:
+            start = max(start, int(np.searchsorted(ls, (self.log_scale - 700.0) / self.tilt,
+                                                   side="left")))
         l_pos = ls[start:]
         p = self.masses[start:]
         if self.kind == "upper":
             p = np.maximum(p, 0.0)
+        if self.tilt > 0:
+            with np.errstate(under="ignore"):
+                f = np.exp(self.log_scale - self.tilt * l_pos)
+        else:
+            f = np.ones(l_pos.size)
 
         def suffix(v):
             return np.append(np.cumsum(v[::-1])[::-1], 0.0)
@@ -202,43 +215,55 @@ class ComposedPLD:
         def discounted(v):
             return np.append(_discounted_suffix(v, self.h), 0.0)
 
-        cache = (l_pos, suffix(p), discounted(p), suffix(np.abs(p)), discounted(np.abs(p)))
+        pf = p * f
+        cut = l_pos[0] if (self.tilt > 0 and start > 0 and l_pos.size) else -np.inf
+        cache = (l_pos, suffix(pf), discounted(pf), suffix(np.abs(pf)), discounted(np.abs(pf)),
+                 suffix(f), discounted(f), float(f[0]) if f.size else 0.0, cut)
         self._cache = cache
         return cache
 
     def _delta_from_sums(self, eps: np.ndarray, j: np.ndarray, fft_term: bool = True
                          ) -> np.ndarray:
         """Certified δ at ``eps`` (≥ 0) given ``j`` = first index with loss > eps."""
-        l_pos, a_sum, c_sum, a_abs, c_abs = self._sums()
-        mass_factor = (1 + 2 * ULP) ** self.steps
+        l_pos, a_sum, c_sum, a_abs, c_abs, f_sum, g_disc, f_max, cut = self._sums()
+        # relative rounding of the masses: 2u per step, and 4u more per step with a tilt
+        mass_factor = (1 + (6 if self.tilt > 0 else 2) * ULP) ** self.steps
         n_sum = l_pos.size
         l_j = np.append(l_pos, np.inf)[j]
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             w = np.where(np.isfinite(l_j), np.exp(np.minimum(eps - l_j, 0.0)), 0.0)
             body = a_sum[j] - w * c_sum[j]
-            # sums and recurrences: error ≤ (n + 8) u Σ|terms| / (1 − e^{−h}) at most; the
-            # recurrence's errors decay geometrically, so (n + 8) u bounds them as well
+            # sums and recurrences: error ≤ (n + 8) u Σ|terms| (the recurrence's errors decay
+            # geometrically, so the same bound holds for it)
             err = (n_sum + 8) * ULP * (a_abs[j] + w * c_abs[j])
             if fft_term:
-                # Σ of the δ weights 1 − e^{ε − l} over the losses above ε (rounded up)
-                count = n_sum - j
-                geo = -np.expm1(-count * self.h) / -math.expm1(-self.h)
-                g_sum = np.maximum(count - w * geo, 0.0) * (1 + 1e-9) + 1.0
+                # Σ of the δ weights f_k (1 − e^{ε − l_k}) over the losses above ε, rounded up:
+                # each stored mass is within spectral_coeff of its exact value
+                g_sum = np.maximum(f_sum[j] - w * g_disc[j], 0.0) * (1 + 1e-9) \
+                    + (n_sum + 8) * ULP * f_sum[j] + 1e-300
                 err = err + g_sum * self.spectral_coeff
         body = np.maximum(body, 0.0)
-        tails = self.tail_above + self.tail_below
+        # mass beyond the window (missing, or aliased into it) weighs at most the untilting
+        # factor at ε, e^{log_scale − λ ε}, in the δ functional
+        with np.errstate(over="ignore"):
+            scale = (np.exp(np.minimum(self.log_scale - self.tilt * np.asarray(eps), 700.0))
+                     if self.tilt > 0 else 1.0)
+        tails = (self.tail_above + self.tail_below) * scale
+        below_cut = np.asarray(eps) < cut
         if self.kind == "upper":
             out = (body + err) * mass_factor + self.p_inf + tails
-            return np.minimum(out, 1.0)
+            return np.where(below_cut, 1.0, np.minimum(out, 1.0))
         out = (body - err) / mass_factor + self.p_inf - tails
-        return np.maximum(out, 0.0)
+        return np.where(below_cut, 0.0, np.maximum(out, 0.0))
 
     def fft_error(self, eps: float) -> float:
         """Bound on the error of the δ functional at ``eps`` due to FFT rounding."""
-        ls = self._shifted_losses()
-        above = ls > eps
-        g_sum = float(np.sum(-np.expm1(np.minimum(eps - ls[above], 0.0)))) * (1 + 1e-9) + 1.0
-        return g_sum * self.spectral_coeff
+        l_pos, *_ = self._sums()
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        j = np.searchsorted(l_pos, e, side="right")
+        with_fft = self._delta_from_sums(e, j, fft_term=True)
+        without = self._delta_from_sums(e, j, fft_term=False)
+        return float(abs(with_fft[0] - without[0]))
 
     def delta(self, eps: float) -> float:
         """Certified δ at ``eps`` ≥ 0: an upper bound (kind "upper") or a lower bound
@@ -378,10 +403,23 @@ def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0
     return full_spec, full_err
 
 
-def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) -> ComposedPLD:
+def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
+    """The step's masses times ``e^{λ l}``, normalised by its (rounded-up) MGF, and log M."""
+    log_m = float(step.log_mgf(np.array([tilt]))[0])
+    with np.errstate(divide="ignore", under="ignore"):
+        logs = np.log(np.maximum(step.masses, 0.0))
+        masses = np.where(step.masses > 0, np.exp(logs + tilt * step.losses - log_m), 0.0)
+    return StepPLD(step.h, step.i_lo, masses, step.p_inf, step.kind, step.label), log_m
+
+
+def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
+            tilt: float = 0.0) -> ComposedPLD:
     """Compose step PLDs (each with a count) by FFT; see the module doc for the error terms.
 
-    All steps must share the grid spacing and the kind.
+    All steps must share the grid spacing and the kind. ``tilt`` λ > 0 composes the
+    exponentially tilted laws ``p_k e^{λ l_k} / M(λ)`` instead (tilting commutes with
+    convolution) and untilts when δ is evaluated: the FFT's absolute error is then relative to
+    the tilted masses, which is what resolves very small δ (1e-18 and below) in the upper tail.
     """
     if not steps:
         raise InvalidParameterError("steps", "a non-empty list of (StepPLD, count)", steps)
@@ -394,6 +432,20 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) ->
         if count < 1:
             raise InvalidParameterError("count", "a positive integer", count)
     total_steps = sum(c for _, c in steps)
+    original = list(steps)
+    log_scale = 0.0
+    if tilt < 0 or not math.isfinite(tilt):
+        raise InvalidParameterError("tilt", "a real number >= 0", tilt)
+    if tilt > 0:
+        tilted = []
+        for step, count in steps:
+            t_step, log_m = _tilted(step, tilt)
+            tilted.append((t_step, count))
+            log_scale += count * log_m
+        steps = tilted
+        # untilting multiplies masses at loss l by e^{log_scale − λ l}: ask the tilted tails for
+        # that much more precision
+        tail_tol = tail_tol * math.exp(-min(max(log_scale, 0.0), 700.0))
     a, b, tail_below, tail_above = _window(steps, tail_tol)
     if not (math.isfinite(a) and math.isfinite(b)):
         raise NumericalError("could not bound the tails of the composed privacy loss")
@@ -433,8 +485,8 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) ->
     spectral_coeff = (float(np.sum(weights * spec_err))
                       + kappa * float(np.sum(weights * np.abs(spectrum))))
     spectral_coeff = spectral_coeff / n * (1 + 1e-6)
-    p_inf = -math.expm1(sum(c * math.log1p(-min(s.p_inf, 1.0)) for s, c in steps)) \
-        if all(s.p_inf < 1 for s, _ in steps) else 1.0
+    p_inf = -math.expm1(sum(c * math.log1p(-min(s.p_inf, 1.0)) for s, c in original)) \
+        if all(s.p_inf < 1 for s, _ in original) else 1.0
     if kind == "upper":
         p_inf = min(1.0, p_inf * (1 + 4 * ULP * total_steps))
     else:
@@ -442,7 +494,7 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15) ->
     max_loss = max(max(abs(s.i_lo), abs(s.i_lo + s.masses.size)) * h for s, _ in steps)
     loss_shift = total_steps * 4 * ULP * (1 + max_loss)
     return ComposedPLD(h, i_start, window, p_inf, kind, total_steps, tail_below, tail_above,
-                       spectral_coeff, n, loss_shift)
+                       spectral_coeff, n, loss_shift, tilt, log_scale)
 
 
 def epsilon_for_delta(composed: Sequence[ComposedPLD], delta: float) -> float:

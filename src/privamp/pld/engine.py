@@ -157,11 +157,21 @@ class _Plan:
     span: float  # widest single-step range
 
 
-def _moments(curve: PairCurve, count: int, rng: tuple[float, float]) -> tuple[float, float]:
+def _coarse(curve: PairCurve, rng: tuple[float, float]) -> StepPLD:
     lo, hi = rng
     h = max((hi - lo) / _MIN_POINTS, 1e-9)
-    step = StepPLD.from_curve(curve, h, lo, hi, "upper")
-    return step.mean_var()
+    return StepPLD.from_curve(curve, h, lo, hi, "upper")
+
+
+_LAMBDA_GRID = np.geomspace(1e-3, 1e3, 121)
+
+
+def _log_mgf_total(coarse_items) -> np.ndarray:
+    """Σ count · log E e^{λL} on :data:`_LAMBDA_GRID` (coarse steps; for choosing a tilt)."""
+    out = np.zeros(_LAMBDA_GRID.size)
+    for step, count in coarse_items:
+        out += count * step.log_mgf(_LAMBDA_GRID)
+    return out
 
 
 def _sensitivity(z: float, var: float) -> float:
@@ -186,14 +196,37 @@ def _orientation_sets(events: Sequence[PldEvent]) -> dict[str, list[tuple[PairCu
     return out
 
 
-def _compose_set(items, ranges, h: float, kind: str, tail: float) -> ComposedPLD:
+#: Below this δ the compositions are tilted towards the upper tail (the FFT's absolute error
+#: would otherwise swamp δ).
+_TILT_BELOW = 1e-9
+
+
+#: Largest tilt used (losses bounded above make the Chernoff optimum run off to infinity).
+_MAX_TILT = 50.0
+
+
+def _tilt_for_delta(log_mgf: np.ndarray, delta: float) -> float:
+    """The Chernoff-optimal tilt for a target δ: the λ minimising (Λ(λ) + log 1/δ)/λ, the
+    Chernoff bound on the ε where P(S ≥ ε) = δ (Λ the composed log-MGF)."""
+    with np.errstate(invalid="ignore"):
+        bound = (log_mgf - math.log(delta)) / _LAMBDA_GRID
+    return min(float(_LAMBDA_GRID[int(np.nanargmin(bound))]), _MAX_TILT)
+
+
+def _tilt_for_eps(log_mgf: np.ndarray, eps: float) -> float:
+    """The Chernoff-optimal tilt at ε: the λ minimising Λ(λ) − λε."""
+    return min(float(_LAMBDA_GRID[int(np.nanargmin(log_mgf - _LAMBDA_GRID * eps))]), _MAX_TILT)
+
+
+def _compose_set(items, ranges, h: float, kind: str, tail: float,
+                 tilt: float = 0.0) -> ComposedPLD:
     total = sum(count for _, count in items)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / (total * h)
     steps = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
         steps.append((StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible), count))
-    return compose(steps, tail_tol=tail)
+    return compose(steps, tail_tol=tail, tilt=tilt)
 
 
 def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) -> None:
@@ -220,14 +253,19 @@ def _prepare(events: Sequence[PldEvent], tail_total: float):
     ranges_by_set = {name: [_step_range(c, budget) for c, _ in items]
                      for name, items in sets.items()}
     moments = {}
+    mgfs = {}
     for name, items in sets.items():
         mean = var = 0.0
+        coarse = []
         for (curve, count), rng in zip(items, ranges_by_set[name], strict=True):
-            m, v = _moments(curve, count, rng)
+            step = _coarse(curve, rng)
+            m, v = step.mean_var()
             mean += count * m
             var += count * v
+            coarse.append((step, count))
         moments[name] = (mean, var)
-    return total, sets, ranges_by_set, moments
+        mgfs[name] = _log_mgf_total(coarse)
+    return total, sets, ranges_by_set, moments, mgfs
 
 
 def _grids(total, mean, var, z, eps_est, eps_error, upper_error, grid_step):
@@ -266,14 +304,23 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         grid_step = check_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
     tail_total = min(1e-6 * delta, 1e-12)
-    total, sets, ranges_by_set, moments = _prepare(events, tail_total)
+    total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total)
     z = float(-special.ndtri(delta))
     mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
     eps_est = max(mean + z * math.sqrt(var), 0.0)
+    tilts = {name: (_tilt_for_delta(m, delta) if delta < _TILT_BELOW else 0.0)
+             for name, m in mgfs.items()}
     h_u, h_l, target_w = _grids(total, mean, var, z, eps_est, eps_error, upper_error, grid_step)
     h_u = _clip_grid(h_u, ranges_by_set)
     h_l = _clip_grid(h_l, ranges_by_set)
     _check_size(ranges_by_set, h_u, total, var, mean)
+    if eps_error is not None and grid_step is None:
+        try:
+            _check_size(ranges_by_set, h_l, total, var, mean)
+        except NumericalError:
+            raise InvalidParameterError(
+                "eps_error", "achievable within the memory bound (a coarser target)", eps_error,
+                detail=f"it would need a privacy-loss grid finer than {h_l:.2g}") from None
     tail = tail_total
     sizes: dict = {}
     # upper side: with two orientations, both are screened on a coarser grid (a coarser upper is
@@ -282,21 +329,21 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     uppers = {}
     if len(sets) == 1:
         (name,) = sets
-        comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail)
+        comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
         uppers[name] = comp.epsilon(delta)
         sizes[f"upper/{name}"] = comp.fft_size
     else:
         screens = {}
         for name in sets:
             coarse = _compose_set(sets[name], ranges_by_set[name], min(4 * h_u, h_l), "upper",
-                                  tail)
+                                  tail, tilts[name])
             screens[name] = coarse.epsilon(delta)
             sizes[f"upper/{name}/screen"] = coarse.fft_size
         for name in sorted(screens, key=screens.get, reverse=True):
             if uppers and screens[name] <= max(uppers.values()):
                 uppers[name] = screens[name]
                 continue
-            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail)
+            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
             uppers[name] = min(comp.epsilon(delta), screens[name])
             sizes[f"upper/{name}"] = comp.fft_size
     worst = max(uppers, key=uppers.get)
@@ -311,7 +358,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                                                 total, _sensitivity(z, var)), h_u), ranges_by_set)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
-            comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail)
+            comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
+                                tilts[worst])
             low = min(comp.epsilon(delta), upper)
             sizes[f"lower/{worst}"] = comp.fft_size
             if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
@@ -339,30 +387,42 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     if grid_step is not None:
         grid_step = check_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
-    tail_total = 1e-15
-    total, sets, ranges_by_set, moments = _prepare(events, tail_total)
-    mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
-    z = max((eps - mean) / math.sqrt(max(var, 1e-300)), 1.0)
-    # a relative error r in δ is an error of about r / (d log δ / dε) ≈ r √V / z in ε
     rel = delta_error if delta_error is not None else 1e-3
-    eps_error = rel * math.sqrt(max(var, 1e-300)) / z
-    h_u, h_l, _ = _grids(total, mean, var, z, max(eps, 0.1), eps_error, eps_error / 100,
-                         grid_step)
-    h_u = _clip_grid(h_u, ranges_by_set)
-    h_l = _clip_grid(h_l, ranges_by_set)
-    _check_size(ranges_by_set, h_u, total, var, mean)
-    sizes: dict = {}
-    uppers = {}
-    for name in sets:
-        comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail_total)
-        uppers[name] = comp.delta(eps)
-        sizes[f"upper/{name}"] = comp.fft_size
-    worst = max(uppers, key=uppers.get)
-    upper = uppers[worst]
+    tail_total = 1e-15
+    tilts: dict = {}
+    for _pass in range(3):
+        total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total)
+        mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
+        z = max((eps - mean) / math.sqrt(max(var, 1e-300)), 1.0)
+        # a relative error r in δ is an error of about r / (d log δ / dε) ≈ r √V / z in ε
+        eps_error = rel * math.sqrt(max(var, 1e-300)) / z
+        h_u, h_l, _ = _grids(total, mean, var, z, max(eps, 0.1), eps_error, eps_error / 10,
+                             grid_step)
+        h_u = _clip_grid(h_u, ranges_by_set)
+        h_l = _clip_grid(h_l, ranges_by_set)
+        _check_size(ranges_by_set, h_u, total, var, mean)
+        sizes: dict = {}
+        uppers = {}
+        for name in sets:
+            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail_total,
+                                tilts.get(name, 0.0))
+            uppers[name] = comp.delta(eps)
+            sizes[f"upper/{name}"] = comp.fft_size
+        worst = max(uppers, key=uppers.get)
+        upper = uppers[worst]
+        # the tail budget must be small against δ itself: redo with a budget scaled to it
+        small = upper < _TILT_BELOW and not tilts
+        if not small and (upper <= 0 or upper * rel * 1e-3 >= tail_total
+                          or tail_total <= 1e-290):
+            break
+        tail_total = max(min(tail_total, upper * rel * 1e-4), 1e-300)
+        if upper < _TILT_BELOW:
+            tilts = {name: _tilt_for_eps(m, eps) for name, m in mgfs.items()}
     h = h_l
     lower = 0.0
     for attempt in range(_MAX_REFINE + 1):
-        comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total)
+        comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total,
+                            tilts.get(worst, 0.0))
         lower = min(comp.delta(eps), upper)
         sizes[f"lower/{worst}"] = comp.fft_size
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:

@@ -1,0 +1,368 @@
+"""``privamp epsilon``, ``privamp delta``, ``privamp calibrate`` and ``privamp plot composition``.
+
+Thin, like the rest of the command line: parse, call :class:`privamp.accountant.Accountant` or
+:mod:`privamp.calibrate`, format. ::
+
+    privamp epsilon --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
+        --steps 1000 --delta 1e-5
+    privamp delta --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
+        --steps 1000 --epsilon 1 --json
+    privamp calibrate --mechanism gaussian --target-epsilon 2 --delta 1e-5 \\
+        --sampling poisson --rate 0.01 --steps 1000
+    privamp plot composition --mechanism gaussian --sigma 1 --n 10000 --m 100 --b 5000 \\
+        --max-steps 10000 --out composition.png
+
+JSON objects: ``{"epsilon": upper, "epsilon_lower": lower_or_null, "accountant": name, ...}``,
+``{"delta": upper, "delta_lower": lower_or_null, ...}``, ``{"<parameter>": value, "epsilon":
+achieved, ...}``. On a terminal (and not with ``--json``) long computations show their progress
+on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from ._cli_common import (
+    CliError,
+    add_mechanism_options,
+    add_sampling_options,
+    build_mechanism,
+    build_scheme,
+    describe_mechanism,
+    describe_scheme,
+    emit_json,
+    num,
+    register_option_names,
+    table,
+)
+from .errors import PrivampError
+from .relations import NeighbouringRelation
+
+__all__ = ["register"]
+
+_ACCOUNTANTS = ("pld", "rdp", "fourier")
+_CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
+
+
+class _Progress:
+    """A one-line progress indicator on stderr, shown only on a terminal and never with --json."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.count = 0
+
+    def __call__(self, stage: str) -> None:
+        if not self.enabled:
+            return
+        self.count += 1
+        elapsed = time.perf_counter() - self.start
+        sys.stderr.write(f"\r  {stage:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.count:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+
+
+def register(sub, plot_sub) -> None:
+    """Add ``epsilon``, ``delta``, ``calibrate`` and ``plot composition``."""
+    register_option_names({
+        "steps": "--steps",
+        "delta": "--delta",
+        "eps": "--epsilon",
+        "target_epsilon": "--target-epsilon",
+        "eps_error": "--eps-error",
+        "delta_error": "--delta-error",
+        "grid_step": "--grid-step",
+        "max_steps": "--max-steps",
+        "backend": "--accountant",
+        "count": "--steps",
+    })
+    for name, help_text in (("epsilon", "certified epsilon(delta) of a composition"),
+                            ("delta", "certified delta(epsilon) of a composition")):
+        p = sub.add_parser(name, help=help_text)
+        add_mechanism_options(p)
+        add_sampling_options(p)
+        p.add_argument("--steps", type=int, required=True,
+                       help="number of composed steps (>= 1)")
+        if name == "epsilon":
+            p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+            p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
+                           help="pld: target width of the epsilon bracket (default 0.1%% of "
+                                "epsilon)")
+        else:
+            p.add_argument("--epsilon", type=float, required=True, dest="eps",
+                           help="epsilon (>= 0)")
+            p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
+                           help="pld: target relative width of the delta bracket (default "
+                                "1e-3)")
+        _add_accountant_options(p)
+        p.set_defaults(func=_cmd_epsilon if name == "epsilon" else _cmd_delta)
+
+    c = sub.add_parser("calibrate", help="parameter value meeting a target (epsilon, delta)")
+    add_mechanism_options(c)
+    add_sampling_options(c)
+    c.add_argument("--target-epsilon", type=float, required=True, dest="target_epsilon",
+                   help="target epsilon (> 0)")
+    c.add_argument("--delta", type=float, required=True, help="delta in (0, 1)")
+    c.add_argument("--steps", type=int, default=None,
+                   help="number of steps (required unless --calibrate steps)")
+    c.add_argument("--calibrate", choices=_CALIBRATED, default=None,
+                   help="the parameter to calibrate (default: the noise, --sigma or --scale, "
+                        "of the mechanism)")
+    c.add_argument("--max-steps", type=int, default=10**9, dest="max_steps",
+                   help="largest number of steps considered by --calibrate steps")
+    _add_accountant_options(c)
+    c.set_defaults(func=_cmd_calibrate)
+
+    pc = plot_sub.add_parser("composition",
+                             help="epsilon against the number of steps for several sampling "
+                                  "schemes and accountants")
+    add_mechanism_options(pc)
+    pc.add_argument("--n", type=int, required=True, help="dataset size")
+    pc.add_argument("--m", type=int, required=True, help="subsample size (Poisson rate m/n)")
+    pc.add_argument("--b", type=int, default=None, help="MUST stage-I size (default n/2)")
+    pc.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
+    pc.add_argument("--max-steps", type=int, default=10_000, dest="max_steps",
+                    help="largest number of steps (default 10000)")
+    pc.add_argument("--points", type=int, default=8, help="step counts per curve (default 8)")
+    pc.add_argument("--schemes", nargs="+", default=["poisson", "wor", "wr", "must-ow"],
+                    choices=("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww"),
+                    help="sampling schemes (default poisson wor wr must-ow)")
+    pc.add_argument("--accountants", nargs="+", default=["pld", "rdp"],
+                    choices=("pld", "rdp"), help="accountants (default pld rdp)")
+    pc.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    pc.add_argument("--json", action="store_true", help="print one JSON object")
+    pc.set_defaults(func=_cmd_plot_composition)
+
+
+def _add_accountant_options(p) -> None:
+    p.add_argument("--accountant", choices=_ACCOUNTANTS, default="pld",
+                   help="pld (default; certified bracket), rdp (upper bound only) or fourier "
+                        "(Koskela et al., for comparison)")
+    p.add_argument("--grid-step", type=float, default=None, dest="grid_step",
+                   help="pld: fixed privacy-loss grid spacing instead of the automatic one")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _event(args, scheme=None):
+    """The mechanism (under the relation the scheme needs), the scheme and the outer relation."""
+    scheme = build_scheme(args) if scheme is None else scheme
+    if scheme is None:
+        outer = NeighbouringRelation.parse(args.relation or "add-remove")
+        return build_mechanism(args, outer), None, outer
+    outer = (scheme.natural_relation if args.relation is None
+             else NeighbouringRelation.parse(args.relation))
+    return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
+
+
+def _group(args):
+    if args.group_size != 1:
+        raise CliError("--group-size is not used by this command (composition is per record; "
+                       "use --group-privacy to choose how group profiles enter WR/MUST)")
+    return args.group_privacy
+
+
+def _accountant(args, mech, scheme, outer, steps):
+    from .accountant import Accountant
+
+    acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
+                     delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
+    return acc.add(mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
+                   group_privacy=_group(args))
+
+
+def _common(args, mech, scheme, outer, acc) -> dict:
+    return {"accountant": args.accountant, "mechanism": describe_mechanism(mech),
+            "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
+            "details": acc.details}
+
+
+def _describe_line(result: dict) -> str:
+    mech = result["mechanism"]
+    desc = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
+                     for k, v in mech.items() if k not in ("name", "relation"))
+    samp = result["sampling"]
+    sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
+    return (f"{result['steps']} steps of the {mech['name']} mechanism ({desc}) on "
+            f"{samp['scheme']}{'(' + sdesc + ')' if sdesc else ''} subsamples, "
+            f"{result['relation']} relation, {result['accountant']} accountant")
+
+
+def _cmd_epsilon(args: argparse.Namespace) -> int:
+    mech, scheme, outer = _event(args)
+    acc = _accountant(args, mech, scheme, outer, args.steps)
+    progress = _Progress(not args.json)
+    progress("computing epsilon")
+    bracket = acc.epsilon(args.delta)
+    progress.done()
+    result = {"epsilon": bracket.upper, "epsilon_lower": bracket.lower, "delta": args.delta,
+              **_common(args, mech, scheme, outer, acc)}
+    if args.json:
+        emit_json(result)
+        return 0
+    print(_describe_line(result))
+    low = "none (upper bound only)" if bracket.lower is None else num(bracket.lower)
+    print(table(["delta", "epsilon (certified upper)", "lower end of bracket"],
+                [[num(args.delta), num(bracket.upper), low]]))
+    return 0
+
+
+def _cmd_delta(args: argparse.Namespace) -> int:
+    mech, scheme, outer = _event(args)
+    acc = _accountant(args, mech, scheme, outer, args.steps)
+    progress = _Progress(not args.json)
+    progress("computing delta")
+    bracket = acc.delta(args.eps)
+    progress.done()
+    result = {"delta": bracket.upper, "delta_lower": bracket.lower, "epsilon": args.eps,
+              **_common(args, mech, scheme, outer, acc)}
+    if args.json:
+        emit_json(result)
+        return 0
+    print(_describe_line(result))
+    low = "none (upper bound only)" if bracket.lower is None else num(bracket.lower)
+    print(table(["epsilon", "delta (certified upper)", "lower end of bracket"],
+                [[num(args.eps), num(bracket.upper), low]]))
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from . import calibrate as cal
+
+    scheme = build_scheme(args)
+    parameter = args.calibrate or ("scale" if args.mechanism == "laplace" else "sigma")
+    if parameter in ("sigma", "scale"):
+        wanted = "gaussian" if parameter == "sigma" else "laplace"
+        if args.mechanism != wanted:
+            raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
+    if parameter != "steps" and args.steps is None:
+        raise CliError("--steps is required unless --calibrate steps")
+    progress = _Progress(not args.json)
+    _group(args)
+    if parameter in ("sigma", "scale"):
+        progress(f"calibrating {parameter}")
+        res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
+                                  scheme=scheme, sensitivity=args.sensitivity,
+                                  relation=args.relation, mechanism=args.mechanism,
+                                  backend=args.accountant)
+        mech_desc = {"name": args.mechanism, "sensitivity": args.sensitivity}
+    elif parameter == "rate":
+        if scheme is not None and args.sampling != "poisson":
+            raise CliError("--calibrate rate needs --sampling poisson (or none)")
+        mech, _, _ = _event(args, scheme=_poisson_placeholder())
+        progress("calibrating the sampling rate")
+        res = cal.calibrate_rate(args.target_epsilon, args.delta, steps=args.steps,
+                                 mechanism=mech, backend=args.accountant)
+        mech_desc = describe_mechanism(mech)
+    elif parameter == "steps":
+        mech, scheme, outer = _event(args)
+        progress("calibrating the number of steps")
+        res = cal.calibrate_steps(args.target_epsilon, args.delta, mechanism=mech,
+                                  scheme=scheme, relation=outer if scheme is not None else None,
+                                  max_steps=args.max_steps, backend=args.accountant)
+        mech_desc = describe_mechanism(mech)
+    else:
+        if args.sampling not in ("must-ow", "must-wo", "must-ww"):
+            raise CliError(f"--calibrate {parameter} needs --sampling must-ow|must-wo|must-ww")
+        if args.n is None:
+            raise CliError(f"--n is required with --sampling {args.sampling}")
+        other = "m" if parameter == "b" else "b"
+        if getattr(args, other) is None:
+            raise CliError(f"--{other} is required with --calibrate {parameter}")
+        mech = build_mechanism(args, NeighbouringRelation.SUBSTITUTE)
+        progress(f"calibrating {parameter}")
+        res = cal.calibrate_must(args.target_epsilon, args.delta, steps=args.steps,
+                                 mechanism=mech, n=args.n, kind=args.sampling[-2:],
+                                 **{other: getattr(args, other)}, backend=args.accountant)
+        mech_desc = describe_mechanism(mech)
+    progress.done()
+    result = {res.parameter: res.value, "epsilon": res.epsilon,
+              "epsilon_lower": res.epsilon_lower, "parameter": res.parameter,
+              "target_epsilon": res.target_epsilon, "delta": res.delta,
+              "accountant": res.backend, "evaluations": res.evaluations,
+              "mechanism": mech_desc, "sampling": describe_scheme(scheme),
+              "steps": res.value if res.parameter == "steps" else args.steps}
+    if args.json:
+        emit_json(result)
+        return 0
+    print(f"Calibrated {res.parameter} = {num(res.value)}: certified epsilon "
+          f"{num(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
+          f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
+    return 0
+
+
+def _poisson_placeholder():
+    """A Poisson scheme used only to state the mechanism under the relation Poisson needs."""
+    from .sampling import Poisson
+
+    return Poisson(0.5)
+
+
+def _cmd_plot_composition(args: argparse.Namespace) -> int:
+    from .accountant import Accountant
+    from .plots import _pyplot, save_figure
+    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+
+    if args.points < 2:
+        raise CliError("--points must be at least 2")
+    if args.max_steps < 2:
+        raise CliError("--max-steps must be at least 2")
+    b = args.b if args.b is not None else max(1, args.n // 2)
+    steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
+    schemes = {
+        "poisson": lambda: Poisson(args.m / args.n),
+        "wor": lambda: WithoutReplacement(args.n, args.m),
+        "wr": lambda: WithReplacement(args.n, args.m),
+        "must-ow": lambda: MustOW(args.n, b, args.m),
+        "must-wo": lambda: MustWO(args.n, b, args.m),
+        "must-ww": lambda: MustWW(args.n, b, args.m),
+    }
+    progress = _Progress(not args.json)
+    curves = []
+    for name in args.schemes:
+        scheme = schemes[name]()
+        outer = scheme.natural_relation
+        mech = build_mechanism(args, scheme.base_relation(outer))
+        for backend in args.accountants:
+            values = []
+            for t in steps:
+                progress(f"{name}, {backend}, {t} steps")
+                acc = Accountant(backend).add(mech, int(t), scheme=scheme)
+                try:
+                    values.append(acc.epsilon(args.delta, lower=False).upper
+                                  if backend == "pld" else acc.epsilon(args.delta).upper)
+                except PrivampError:
+                    if backend == "rdp":  # no RDP bound for this scheme: the curve is left out
+                        values = None
+                        break
+                    raise
+            if values is not None:
+                curves.append({"scheme": name, "accountant": backend, "relation": outer.value,
+                               "steps": steps.tolist(), "epsilon": values})
+    progress.done()
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    styles = {"pld": "-", "rdp": "--"}
+    for c in curves:
+        ax.plot(c["steps"], c["epsilon"], styles[c["accountant"]], marker="o", ms=3,
+                label=f"{c['scheme']} ({c['relation']}), {c['accountant']}")
+    ax.set_xscale("log")
+    ax.set_xlabel("steps")
+    ax.set_ylabel(f"certified ε at δ = {args.delta:g}")
+    ax.set_title(f"Composition: {args.mechanism}, n={args.n}, m={args.m}"
+                 + (f", b={b}" if any(s.startswith("must") for s in args.schemes) else ""))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "delta": args.delta, "curves": curves})
+    else:
+        print(f"wrote {args.out}")
+    return 0
