@@ -77,14 +77,19 @@ class Accountant:
         ``pld``: target relative width of the δ bracket (default 1e-3).
     grid_step : float, optional
         ``pld``: a fixed grid spacing of the privacy loss instead of the automatic one.
+    upper_error : float, optional
+        ``pld``: estimated distance of the upper end from the exact ε that the grid is chosen
+        for (default 0.001 % of ε); coarser is faster and still certified.
     orders : array_like, optional
         ``rdp``: the grid of Rényi orders (default :data:`~privamp.rdp.DEFAULT_ORDERS`).
     """
 
     def __init__(self, backend: str = "pld", *, eps_error: float | None = None,
                  delta_error: float | None = None, grid_step: float | None = None,
-                 orders: Any = None):
+                 upper_error: float | None = None, orders: Any = None):
         self.backend = check_choice("backend", backend, BACKENDS)
+        self.upper_error = None if upper_error is None else check_real("upper_error",
+                                                                       upper_error, "(0, inf)")
         self.eps_error = None if eps_error is None else check_real("eps_error", eps_error,
                                                                    "(0, inf)")
         self.delta_error = None if delta_error is None else check_real("delta_error",
@@ -167,7 +172,7 @@ class Accountant:
         from .pld.engine import pld_epsilon
 
         res = pld_epsilon(self._pld_events(), delta, eps_error=self.eps_error,
-                          grid_step=self.grid_step, lower=lower)
+                          upper_error=self.upper_error, grid_step=self.grid_step, lower=lower)
         self._record("pld", res)
         return res.bracket
 

@@ -24,6 +24,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from ._validation import check_choice, check_int, check_real
 from .accountant import BACKENDS, Accountant
 from .errors import NumericalError, UnreachableTargetError
@@ -53,52 +55,112 @@ class Calibration:
 
 def calibrate(evaluate: Callable[[float], float], *, parameter: str, target_epsilon: float,
               increasing: bool, lo: float, hi: float, integer: bool = False,
-              rtol: float = 1e-5) -> tuple[float, float, int]:
+              rtol: float = 1e-5, guess: float | None = None,
+              coarse: Callable[[float], float] | None = None) -> tuple[float, float, int]:
     """The generic monotone search: the most permissive feasible value in ``[lo, hi]``.
 
     ``evaluate(value)`` is a certified upper ε, non-decreasing in the value when ``increasing``
     (rate, steps, sizes) and non-increasing otherwise (noise). Returns ``(value, ε, evaluations)``
     with ε ≤ ``target_epsilon``. Raises :class:`UnreachableTargetError` when even the most
     private end is infeasible.
+
+    ``guess`` starts a geometric bracket search there (factor 2) instead of at the ends;
+    ``coarse`` is a cheaper certified upper ε (a coarser grid: never below ``evaluate``) used to
+    narrow the bracket to a relative width of 1e-3 before ``evaluate`` finishes it. A value the
+    coarse bound accepts is feasible; one it rejects is only *probably* infeasible, so the fine
+    phase re-checks the ends it inherits.
     """
     target = check_real("target_epsilon", target_epsilon, "(0, inf)")
     calls = [0]
-    cache: dict = {}
+    caches: dict = {}
 
-    def eps_at(v):
+    def eps_at(v, fn):
+        cache = caches.setdefault(id(fn), {})
         if v not in cache:
             calls[0] += 1
             try:
-                cache[v] = evaluate(v)
+                cache[v] = fn(v)
             except NumericalError:
                 cache[v] = math.inf  # beyond the memory bound: hopelessly infeasible
         return cache[v]
 
-    def feasible(v):
-        return eps_at(v) <= target
+    def more_private(a, b):  # is a on the private side of b?
+        return a < b if increasing else a > b
 
     private_end = lo if increasing else hi
-    if not feasible(private_end):
-        raise UnreachableTargetError(
-            "target_epsilon", f"reachable: even {parameter} = {private_end:g} gives ε = "
-            f"{eps_at(private_end):.6g}", target)
     permissive_end = hi if increasing else lo
-    if feasible(permissive_end):
-        return permissive_end, eps_at(permissive_end), calls[0]
-    good, bad = private_end, permissive_end
-    if integer:
-        good, bad = int(good), int(bad)
-        while abs(bad - good) > 1:
-            mid = (good + bad) // 2
-            good, bad = (mid, bad) if feasible(mid) else (good, mid)
-        return good, eps_at(good), calls[0]
-    # geometric bisection for positive parameters (noise, rates)
-    while abs(bad - good) > rtol * abs(good):
-        mid = math.sqrt(good * bad) if good > 0 and bad > 0 else 0.5 * (good + bad)
-        if mid in (good, bad):
-            break
-        good, bad = (mid, bad) if feasible(mid) else (good, mid)
-    return good, eps_at(good), calls[0]
+
+    def search(fn, good, bad, tol):
+        """good feasible, bad infeasible (or the permissive end) → feasible end at width tol."""
+        if integer:
+            good, bad = int(good), int(bad)
+            while abs(bad - good) > 1:
+                mid = (good + bad) // 2
+                good, bad = (mid, bad) if eps_at(mid, fn) <= target else (good, mid)
+            return good, bad
+        while abs(bad - good) > tol * abs(good):
+            mid = math.sqrt(good * bad) if good > 0 and bad > 0 else 0.5 * (good + bad)
+            if mid in (good, bad):
+                break
+            good, bad = (mid, bad) if eps_at(mid, fn) <= target else (good, mid)
+        return good, bad
+
+    def bracket(fn):
+        """A feasible value and an infeasible one (or the permissive end if it is feasible)."""
+        if guess is None:
+            if eps_at(private_end, fn) > target:
+                return None, private_end
+            return private_end, permissive_end
+        v = min(max(guess, lo), hi)
+        if integer:
+            v = int(round(v))
+        if eps_at(v, fn) <= target:
+            good = v
+            while True:
+                nxt = min(v * 2, hi) if increasing else max(v / 2, lo)
+                if integer:
+                    nxt = int(nxt)
+                if nxt == v or eps_at(nxt, fn) > target:
+                    return good, nxt
+                good = v = nxt
+        bad = v
+        while True:
+            nxt = max(v / 2, lo) if increasing else min(v * 2, hi)
+            if integer:
+                nxt = int(nxt)
+            if eps_at(nxt, fn) <= target:
+                return nxt, bad
+            if nxt == v:
+                return None, bad
+            bad = v = nxt
+
+    fine_only = coarse is None
+    good, bad = bracket(evaluate if fine_only else coarse)
+    if good is None and not fine_only:
+        good, bad = bracket(evaluate)
+    if good is None:
+        raise UnreachableTargetError(
+            "target_epsilon", f"reachable: even {parameter} = {bad:g} gives ε = "
+            f"{eps_at(bad, evaluate):.6g}", target)
+    if good == bad or (not more_private(good, bad) and good == permissive_end):
+        return good, eps_at(good, evaluate), calls[0]
+    if not fine_only:
+        good, bad = search(coarse, good, bad, 1e-3)
+        # the coarse bound over-estimates: widen towards the permissive side, re-check
+        if not integer:
+            bad = min(bad * 1.01, hi) if increasing else max(bad / 1.01, lo)
+    if eps_at(good, evaluate) > target:  # rare: the coarse grid happened to be the tighter
+        return calibrate(evaluate, parameter=parameter, target_epsilon=target,
+                         increasing=increasing, lo=lo, hi=hi, integer=integer, rtol=rtol,
+                         guess=good)
+    if eps_at(bad, evaluate) <= target:
+        if bad == permissive_end:
+            return bad, eps_at(bad, evaluate), calls[0]
+        return calibrate(evaluate, parameter=parameter, target_epsilon=target,
+                         increasing=increasing, lo=lo, hi=hi, integer=integer, rtol=rtol,
+                         guess=bad)
+    good, bad = search(evaluate, good, bad, rtol)
+    return good, eps_at(good, evaluate), calls[0]
 
 
 def _finish(parameter, value, eps, calls, build, target, delta, backend, report_lower):
@@ -141,17 +203,26 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
                             else NeighbouringRelation.parse(relation))
     cls = GaussianMechanism if kind == "gaussian" else LaplaceMechanism
 
-    def build(noise):
+    def build(noise, coarse=False):
         mech = cls(noise, sensitivity=sens, relation=base_rel)
-        return Accountant(backend).add(mech, steps, scheme=scheme,
-                                       relation=outer if scheme is not None else None)
+        acc = Accountant(backend, upper_error=1e-3 * target if coarse else None)
+        return acc.add(mech, steps, scheme=scheme,
+                       relation=outer if scheme is not None else None)
 
     def evaluate(noise):
         return build(noise).epsilon(delta, lower=False).upper
 
+    def evaluate_coarse(noise):
+        return build(noise, coarse=True).epsilon(delta, lower=False).upper
+
+    # a first guess: the classical Gaussian calibration of the composition (η√T scaling)
+    eta = 1.0 if scheme is None else float(scheme.eta)
+    guess = sens * eta * math.sqrt(steps * 2 * math.log(1.25 / delta)) / target
     value, eps, calls = calibrate(evaluate, parameter="sigma" if kind == "gaussian" else "scale",
                                   target_epsilon=target, increasing=False,
-                                  lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol)
+                                  lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol,
+                                  guess=max(guess, sens * 1e-2),
+                                  coarse=evaluate_coarse if backend == "pld" else None)
     return _finish("sigma" if kind == "gaussian" else "scale", value, eps, calls, build, target,
                    delta, backend, report_lower)
 
@@ -164,14 +235,20 @@ def calibrate_rate(target_epsilon: float, delta: float, *, steps: int, mechanism
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     steps = check_int("steps", steps, "[1, inf)")
 
-    def build(rate):
-        return Accountant(backend).add(mechanism, steps, scheme=Poisson(rate))
+    def build(rate, coarse=False):
+        acc = Accountant(backend, upper_error=1e-3 * target if coarse else None)
+        return acc.add(mechanism, steps, scheme=Poisson(rate))
 
     def evaluate(rate):
         return build(rate).epsilon(delta, lower=False).upper
 
+    def evaluate_coarse(rate):
+        return build(rate, coarse=True).epsilon(delta, lower=False).upper
+
     value, eps, calls = calibrate(evaluate, parameter="rate", target_epsilon=target,
-                                  increasing=True, lo=1e-9, hi=1.0, rtol=rtol)
+                                  increasing=True, lo=1e-9, hi=1.0, rtol=rtol,
+                                  guess=min(1.0, target / math.sqrt(steps)),
+                                  coarse=evaluate_coarse if backend == "pld" else None)
     return _finish("rate", value, eps, calls, build, target, delta, backend, report_lower)
 
 
@@ -210,7 +287,12 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
                    n: int, kind: str = "ow", b: int | None = None, m: int | None = None,
                    backend: str = "pld", report_lower: bool = True) -> Calibration:
     """The largest MUST size — ``b`` (first-stage size) given ``m``, or ``m`` (second-stage size)
-    given ``b`` — with (``target_epsilon``, δ)-DP after ``steps`` steps (substitution)."""
+    given ``b`` — with (``target_epsilon``, δ)-DP after ``steps`` steps (substitution).
+
+    ε grows with m. It is not monotone in b (small b means many copies of a record in the
+    subsample, large b a larger η): for b the result is the largest feasible value found by a
+    geometric scan refined by bisection — certified feasible, with b + 1 infeasible.
+    """
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     steps = check_int("steps", steps, "[1, inf)")
     n = check_int("n", n, "[1, inf)")
@@ -240,8 +322,27 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
     def evaluate(v):
         return build(v).epsilon(delta, lower=False).upper
 
-    lo = m if (parameter == "b" and kind == "wo") else 1
-    value, eps, calls = calibrate(evaluate, parameter=parameter, target_epsilon=target,
-                                  increasing=True, lo=lo, hi=hi, integer=True)
+    if parameter == "m":
+        value, eps, calls = calibrate(evaluate, parameter="m", target_epsilon=target,
+                                      increasing=True, lo=1, hi=hi, integer=True)
+    else:
+        # ε is not monotone in b: a small first stage puts many copies of one record into the
+        # subsample (MUST.OW/WW), a large one raises η. Scan b geometrically, take the largest
+        # feasible grid value, and bisect between it and the next (infeasible) grid value.
+        lo_b = m if kind == "wo" else 1
+        grid = sorted({int(round(v)) for v in np.geomspace(lo_b, n, 12)} | {lo_b, n})
+        feasible = [v for v in grid if evaluate(v) <= target]
+        if not feasible:
+            raise UnreachableTargetError(
+                "target_epsilon", f"reachable: no first-stage size b in [{lo_b}, {n}] on a "
+                f"geometric grid of {len(grid)} values gives ε ≤ the target", target)
+        good = max(feasible)
+        above = [v for v in grid if v > good]
+        if not above:
+            value, eps, calls = good, evaluate(good), len(grid)
+        else:
+            value, eps, calls = calibrate(evaluate, parameter="b", target_epsilon=target,
+                                          increasing=True, lo=good, hi=above[0], integer=True)
+            calls += len(grid)
     return _finish(parameter, int(value), eps, calls, build, target, delta, backend,
                    report_lower)

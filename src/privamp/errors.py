@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "AccuracyWarning",
     "InvalidParameterError",
     "InvalidTypeError",
     "MissingDependencyError",
@@ -104,6 +105,11 @@ class NumericalError(PrivampError, ArithmeticError):
 
     privamp raises this rather than return a number it cannot stand behind.
     """
+
+
+class AccuracyWarning(UserWarning):
+    """A computation met every guarantee but not the accuracy asked for (its certified bracket is
+    wider than requested, for example when the memory bound stops a refinement)."""
 
 
 class MissingDependencyError(PrivampError, ImportError):

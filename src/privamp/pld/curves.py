@@ -127,7 +127,8 @@ class ProfileCurve(PairCurve):
     def log_upper(self, eps):
         out = np.empty(eps.shape)
         pos = eps >= 0
-        out[pos] = np.minimum(self.profile._log_delta(eps[pos]), 0.0)
+        if np.any(pos):
+            out[pos] = np.minimum(self.profile._log_delta(eps[pos]), 0.0)
         neg = ~pos
         if np.any(neg):
             e = eps[neg]
@@ -137,6 +138,8 @@ class ProfileCurve(PairCurve):
         return out
 
     def log_excess(self, eps):
+        if eps.size == 0:
+            return np.empty(0)
         with np.errstate(invalid="ignore"):
             return eps + np.minimum(self.profile._log_delta(-eps), 0.0)
 

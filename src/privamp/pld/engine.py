@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -38,7 +39,7 @@ from scipy import special
 
 from .._numerics import bisect_threshold
 from .._validation import check_int, check_real
-from ..errors import InvalidParameterError, NumericalError
+from ..errors import AccuracyWarning, InvalidParameterError, NumericalError
 from ..results import Bracket
 from .curves import PairCurve
 from .distribution import MAX_FFT, ComposedPLD, StepPLD, compose
@@ -207,7 +208,8 @@ _MAX_TILT = 50.0
 
 def _tilt_for_delta(log_mgf: np.ndarray, delta: float) -> float:
     """The Chernoff-optimal tilt for a target δ: the λ minimising (Λ(λ) + log 1/δ)/λ, the
-    Chernoff bound on the ε where P(S ≥ ε) = δ (Λ the composed log-MGF)."""
+    Chernoff bound on the ε where P(S ≥ ε) = δ (Λ the composed log-MGF). It is also about
+    d log(1/δ)/dε there, which converts errors between ε and δ."""
     with np.errstate(invalid="ignore"):
         bound = (log_mgf - math.log(delta)) / _LAMBDA_GRID
     return min(float(_LAMBDA_GRID[int(np.nanargmin(bound))]), _MAX_TILT)
@@ -216,6 +218,13 @@ def _tilt_for_delta(log_mgf: np.ndarray, delta: float) -> float:
 def _tilt_for_eps(log_mgf: np.ndarray, eps: float) -> float:
     """The Chernoff-optimal tilt at ε: the λ minimising Λ(λ) − λε."""
     return min(float(_LAMBDA_GRID[int(np.nanargmin(log_mgf - _LAMBDA_GRID * eps))]), _MAX_TILT)
+
+
+def _slope(lam: float, z: float, var: float) -> float:
+    """About dε/dV, the effect on ε of variance added to the composed loss: 1/2 + λ/2 with λ the
+    Chernoff tilt (for a Gaussian loss λ = z/√V and this is the exact derivative); never less
+    than the Gaussian value when the tilt is capped."""
+    return 0.5 + 0.5 * max(lam, min(_sensitivity(z, var) * 2 - 1, _MAX_TILT))
 
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
@@ -268,16 +277,16 @@ def _prepare(events: Sequence[PldEvent], tail_total: float):
     return total, sets, ranges_by_set, moments, mgfs
 
 
-def _grids(total, mean, var, z, eps_est, eps_error, upper_error, grid_step):
-    slope = _sensitivity(z, var)
+def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
     scale = max(eps_est, 0.1)
     target_u = upper_error if upper_error is not None else 1e-5 * scale
     target_w = eps_error if eps_error is not None else 1e-3 * scale
+    target_u = min(target_u, target_w / 2)
     if grid_step is not None:
         return grid_step, grid_step, target_w
     h_u = _grid_for(target_u, total, slope)
     h_l = _grid_for(max(target_w - target_u, target_w / 2) / 2, total, slope)
-    return h_u, max(h_l, h_u), target_w
+    return h_u, h_l, target_w
 
 
 def _clip_grid(h: float, ranges_by_set) -> float:
@@ -308,19 +317,20 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     z = float(-special.ndtri(delta))
     mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
     eps_est = max(mean + z * math.sqrt(var), 0.0)
-    tilts = {name: (_tilt_for_delta(m, delta) if delta < _TILT_BELOW else 0.0)
-             for name, m in mgfs.items()}
-    h_u, h_l, target_w = _grids(total, mean, var, z, eps_est, eps_error, upper_error, grid_step)
+    lam = {name: _tilt_for_delta(m, delta) for name, m in mgfs.items()}
+    tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
+    slope = _slope(max(lam.values()), z, var)
+    h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
     h_u = _clip_grid(h_u, ranges_by_set)
     h_l = _clip_grid(h_l, ranges_by_set)
-    _check_size(ranges_by_set, h_u, total, var, mean)
-    if eps_error is not None and grid_step is None:
-        try:
-            _check_size(ranges_by_set, h_l, total, var, mean)
-        except NumericalError:
-            raise InvalidParameterError(
-                "eps_error", "achievable within the memory bound (a coarser target)", eps_error,
-                detail=f"it would need a privacy-loss grid finer than {h_l:.2g}") from None
+    try:
+        _check_size(ranges_by_set, min(h_u, h_l), total, var, mean)
+    except NumericalError:
+        if eps_error is None or grid_step is not None:
+            raise
+        raise InvalidParameterError(
+            "eps_error", "achievable within the memory bound (a coarser target)", eps_error,
+            detail=f"it would need a privacy-loss grid finer than {min(h_u, h_l):.2g}") from None
     tail = tail_total
     sizes: dict = {}
     # upper side: with two orientations, both are screened on a coarser grid (a coarser upper is
@@ -355,7 +365,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             target_w = 0.95e-3 * max(upper, 0.1)
             h_l = _clip_grid(max(_grid_for(max(target_w - (upper_error or 1e-5 * max(upper, 0.1)),
                                                     target_w / 2) / 2,
-                                                total, _sensitivity(z, var)), h_u), ranges_by_set)
+                                                total, slope), h_u), ranges_by_set)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
             comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
@@ -370,6 +380,10 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             except NumericalError:
                 break
         h_l = h
+        if eps_error is not None and upper - low > eps_error:
+            warnings.warn(f"the certified ε bracket [{low:.6g}, {upper:.6g}] is wider than "
+                          f"eps_error={eps_error:g} (refinement stopped)", AccuracyWarning,
+                          stacklevel=2)
     return PldResult(Bracket(low, upper), worst, h_u, h_l if lower else None, sizes,
                      time.perf_counter() - start)
 
@@ -389,15 +403,18 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     start = time.perf_counter()
     rel = delta_error if delta_error is not None else 1e-3
     tail_total = 1e-15
-    tilts: dict = {}
+    tilting = False
     for _pass in range(3):
         total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total)
+        tilts = ({name: _tilt_for_eps(m, eps) for name, m in mgfs.items()} if tilting
+                 else {})
         mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
         z = max((eps - mean) / math.sqrt(max(var, 1e-300)), 1.0)
-        # a relative error r in δ is an error of about r / (d log δ / dε) ≈ r √V / z in ε
-        eps_error = rel * math.sqrt(max(var, 1e-300)) / z
-        h_u, h_l, _ = _grids(total, mean, var, z, max(eps, 0.1), eps_error, eps_error / 10,
-                             grid_step)
+        lam = max(_tilt_for_eps(m, eps) for m in mgfs.values())
+        # a relative error r in δ is an error of about r / (d log(1/δ) / dε) ≈ r / λ in ε
+        eps_error = rel / max(lam, 1e-3)
+        h_u, h_l, _ = _grids(total, _slope(lam, z, var), max(eps, 0.1), eps_error,
+                             eps_error / 10, grid_step)
         h_u = _clip_grid(h_u, ranges_by_set)
         h_l = _clip_grid(h_l, ranges_by_set)
         _check_size(ranges_by_set, h_u, total, var, mean)
@@ -411,13 +428,12 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
         # the tail budget must be small against δ itself: redo with a budget scaled to it
-        small = upper < _TILT_BELOW and not tilts
+        small = upper < _TILT_BELOW and not tilting
         if not small and (upper <= 0 or upper * rel * 1e-3 >= tail_total
                           or tail_total <= 1e-290):
             break
         tail_total = max(min(tail_total, upper * rel * 1e-4), 1e-300)
-        if upper < _TILT_BELOW:
-            tilts = {name: _tilt_for_eps(m, eps) for name, m in mgfs.items()}
+        tilting = tilting or upper < _TILT_BELOW
     h = h_l
     lower = 0.0
     for attempt in range(_MAX_REFINE + 1):
