@@ -606,7 +606,8 @@ class MixturePLD:
                 hi_ok[need_h] = lv - ev > su[need_h]
             if lo_ok.all() and hi_ok.all():
                 break
-            width = np.where(lo_ok & hi_ok, width, width * 4)
+            with np.errstate(over="ignore"):
+                width = np.where(lo_ok & hi_ok, width, width * 4)
         t_lo[cand] = lo_t
         t_hi[cand] = hi_t
         ok[cand] = lo_ok & hi_ok
