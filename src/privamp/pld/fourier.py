@@ -27,11 +27,11 @@ pair (P, Q) under P (``δ(ε) = E_P[(1 − e^{ε − L})_+]`` plus the mass at +
    right) gives the *lower* PLD: cell ``(x_i, x_{i+1}]`` at ``x_i``, the finite mass above
    ``x_{r−1}`` at ``x_{r−1}``, a lower bound on ``P(L = +∞)`` kept at +∞, the mass at or below
    ``x_0`` dropped (sent to −∞). Both vectors are probability vectors (up to rounding), so the
-   k-th power does not amplify a surplus of mass. (The per-cell intervals
-   ``[T⁻(x_i) − T⁺(x_{i+1}), T⁺(x_i) − T⁻(x_{i+1})]`` the brief suggested sum to more than 1 —
-   by 2e-4 for the Poisson-Gaussian curve at r = 5·10⁵ — and that surplus is raised to the
-   power k.) δ is non-decreasing in every loss value and in every mass, so the upper PLD's
-   composition bounds the true δ from above and the lower PLD's from below.
+   k-th power does not amplify a surplus of mass. (The alternative, per-cell mass intervals
+   ``[T⁻(x_i) − T⁺(x_{i+1}), T⁺(x_i) − T⁻(x_{i+1})]``, sums to more than 1 — by 2e-4 for the
+   Poisson-Gaussian curve at r = 5·10⁵ — and that surplus is raised to the power k.) δ is
+   non-decreasing in every loss value and in every mass, so the upper PLD's composition bounds
+   the true δ from above and the lower PLD's from below.
 2. **Compose** (step 5): half-swap H, ``rfft``, k-th power, ``irfft``, H. The FFT convolution is
    circular: the composed loss is folded into the window ``[−L, L − Δx]``.
 3. **δ** (step 7) ``Σ_{x_j > ε} (1 − e^{ε − x_j}) u_j`` plus the mass at +∞
@@ -54,13 +54,35 @@ Error terms (each to the safe side; results clipped to [0, 1]):
 * **FFT rounding**: each forward coefficient is within ``e = κ u ‖x‖₁`` of the exact DFT
   (κ = 10 log₂ r; Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1, with a safety
   factor of about 2 — the same convention as :mod:`privamp.pld.distribution`); raising to the
-  power k, ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k`` per frequency, plus the rounding of the
-  power itself; the inverse transform adds ``κ u Σ_f w_f |Y_f| / r`` per output. Through
-  Parseval an error D_f in the spectrum moves every output by at most ``Σ_f w_f D_f / r``
-  (``w_f`` the rfft multiplicity 1 or 2), hence the δ functional by at most
-  ``(Σ_j g_j) · Σ_f w_f D_f / r`` with ``g_j = 1 − e^{ε − x_j}``.
+  power k, ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k =: D_f`` per frequency, plus the rounding
+  of the power itself. An error D_f in the spectrum moves every output by at most
+  ``Σ_f w_f D_f / r`` (``w_f`` the rfft multiplicity 1 or 2) and the inverse transform adds
+  ``κ u Σ_f w_f |Y_f| / r`` per output, so the δ functional moves by at most
+  ``(Σ_j g_j) · (Σ_f w_f D_f + κ u Σ_f w_f |Y_f|) / r`` with ``g_j = 1 − e^{ε − x_j}``; by
+  Parseval (``‖irfft(Z)‖₂² = Σ_f w_f |Z_f|² / r``) also by at most
+  ``‖g‖₂ (√(Σ_f w_f D_f²) + κ u √(Σ_f w_f |Y_f|²)) / √r`` (Higham's Theorem 24.2 for the
+  inverse). The smaller of the two is used; the second is ~6× smaller for the MUST example.
 * **Summation** of the δ functional: ``(n + 4) u Σ_j g_j |u_j|`` (any summation order), plus
   the rounding of the weights.
+
+Published numbers this implementation corrects
+---------------------------------------------
+* The values printed for the MUST S7 example (catalogue §2.6: δ(1) = 1.3723e-8, …, 1.228e-4 for
+  k = 200, …, 1000) and the catalogue's WOR example (q = 0.02, σ = 4, k = 1000, ε = 1:
+  "δ ≈ 8.75e-5, lower 8.7492e-5 / upper 8.7531e-5") are the *left-endpoint* sums at L = 10,
+  r = 5·10⁵ — the lower end of the bracket; with losses rounded up the same grid gives
+  1.87e-4 and 1.37e-4. The two sides are not 4 digits apart but k·Δx = 0.04 apart in the loss.
+  On finer grids the certified lower bounds exceed the printed values, which therefore
+  *under-report* δ: MUST.OW at L = 6, r = 2²² gives [1.4027e-8, 1.4139e-8], [1.1032e-7,
+  1.1237e-7], [3.692e-6, 3.796e-6], [3.512e-5, 3.616e-5], [1.4952e-4, 1.5408e-4] for
+  k = 200, …, 1000; the WOR bracket shrinks to [1.0877e-4, 1.1022e-4] (L = 5, r = 2²³), true
+  value about 1.095e-4 — the catalogue's "naive point rule" value, which it wrongly calls
+  outside the bracket. (The authors' notebook prints (1.2282e-7, 1.0514e-4) for this setting:
+  its upper end is below privamp's certified lower bound, consistent with its cell maxima being
+  placed at the left grid points, ``linspace(−L, L, nx, endpoint=False)``.)
+* MUST Algorithm 1 has no truncation term (erratum 20): it is added here.
+* S7 reports that the accountant "produced numerical errors" for MUST.WW: the log-sum-exp loss,
+  the bracketed inversion and the CDF cell masses have no trouble with it.
 
 Inputs (``source``):
 
@@ -95,8 +117,9 @@ __all__ = ["MAX_GRID", "MixturePLD", "fourier_accountant"]
 
 #: Largest grid (number of points r) the accountant accepts: 2^24 points are 128 MB per array.
 MAX_GRID = 2**24
-#: Largest grid the accountant chooses by itself when r is not given.
+#: Largest and smallest grids the accountant chooses by itself when r is not given.
 DEFAULT_MAX_GRID = 2**22
+MIN_DEFAULT_GRID = 2**14
 #: Default target width of the ε bracket caused by the grid drift (k·Δx ≈ this).
 DEFAULT_EPS_RESOLUTION = 0.02
 #: Default truncation tolerances: absolute when ε is given, relative to δ when δ is given.
@@ -924,9 +947,11 @@ class _Composed:
             g_sum = float(np.sum(g)) * (1 + 1e-9) + 1.0
             g_norm = math.sqrt(float(np.sum(g * g))) * (1 + 1e-9) + 1.0
             fft_err = min(g_sum * self.coeff_inf, g_norm * self.coeff_2)
+            # the weights are evaluated at the rounded grid losses: ≤ 4u(|ε| + |x| + 1) each, and
+            # the point just below ε may truly lie above it (its weight is then that small)
+            near = float(np.sum(np.abs(u[max(j - 1, 0):])))
             err = ((n + 4) * ULP * abs_body
-                   + 4 * ULP * (abs(eps) + float(np.max(np.abs(xs))) + 1)
-                   * float(np.sum(np.abs(us)))
+                   + 4 * ULP * (abs(eps) + float(np.max(np.abs(xs))) + 1) * near
                    + fft_err)
         else:
             body, err = 0.0, 0.0
@@ -951,7 +976,8 @@ class _Composed:
         if self.delta(0.0) <= delta:
             return 0.0
         if self.delta(top) > delta:
-            return math.inf if self.inf_term - self.tail > delta else top
+            # beyond the grid δ_lower is the constant (mass at +∞ − tail) > δ: so is δ(ε)
+            return math.inf
 
         def feasible_neg(e, idx):
             return np.array([self.delta(-float(v)) > delta for v in np.atleast_1d(e)])
@@ -1117,7 +1143,8 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         on the composed mass outside the window is below ``tail_tol/4``.
     r : int, optional
         Number of grid points (even, ≤ 2^24; ``NumericalError`` above). Default:
-        ``2⌈L/grid_step⌉``, at most 2^22.
+        ``2⌈L/grid_step⌉``, between 2^14 and 2^22 (beyond 2^22 the drift k·Δx exceeds the
+        requested resolution: the bracket says so by its width).
     grid_step : float, optional
         Requested Δx when r is not given. Default ``0.02/count`` (a drift of about 0.02 in ε).
     tail_tol : float, optional
@@ -1173,7 +1200,7 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         if grid_step is not None and r_want > MAX_GRID:
             raise NumericalError(f"grid_step {grid_step!r} over [-{L:g}, {L:g}) needs "
                                  f"{r_want:,} points, more than {MAX_GRID:,} (2^24)")
-        r = max(4, min(r_want, DEFAULT_MAX_GRID))
+        r = min(max(r_want, MIN_DEFAULT_GRID), DEFAULT_MAX_GRID)
     lowers, uppers = [], []
     for src in sources:
         upper, lower = _build(src, k, L, r)
