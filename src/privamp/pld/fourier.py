@@ -45,12 +45,13 @@ Error terms (each to the safe side; results clipped to [0, 1]):
   Chernoff bounds ``P(S ≥ L) ≤ e^{kα⁺(λ) − λL}`` and ``P(S < −L) ≤ e^{kα⁻(λ) − λL}`` hold for
   the composed finite part S. Mass of S at or above L is missing from the window (its
   contribution to δ is at most its mass: added to the upper δ); mass outside the window folds
-  back into it (at most all of it lands above ε: subtracted from the lower δ). Theorem 7 of
-  Koskela et al. states the sum of both terms, each divided by ``1 − e^{−2Lλ}`` (it sums the
-  copies that fold once, twice, …); a single Chernoff bound on the whole out-of-window mass
-  already covers every fold, so privamp drops that factor and uses only the top term for the
-  upper bound. λ = L/2 is the authors' default (catalogue §2.6.3); every λ > 0 gives a valid
-  bound, and privamp takes the best of L/2 and a geometric grid.
+  back into it (at most all of it lands above ε: subtracted from the lower δ). The authors'
+  code (catalogue §2.6.3) adds and subtracts the sum of both terms, each divided by
+  ``1 − e^{−2Lλ}`` (a geometric sum over the copies that fold once, twice, …); a single
+  Chernoff bound on the whole out-of-window mass already covers every fold, so privamp drops
+  that factor, and uses only the top term for the upper bound. λ = L/2 is the authors'
+  default; every λ > 0 gives a valid bound, and privamp takes the best of L/2 and a geometric
+  grid.
 * **FFT rounding**: each forward coefficient is within ``e = κ u ‖x‖₁`` of the exact DFT
   (κ = 10 log₂ r; Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1, with a safety
   factor of about 2 — the same convention as :mod:`privamp.pld.distribution`); raising to the
@@ -292,10 +293,11 @@ class MixturePLD:
                     orientation: str = "remove") -> MixturePLD:
         """The MUST/Koskela pair of a subsampled Gaussian for a privamp sampling scheme.
 
-        Poisson: the ``orientation`` ("remove" or "add") pair under add/remove (S6); every other
-        scheme: the substitution pair of its multiplicity law (certified only for WOR; see the
-        class docstring). ``orientation`` is ignored for substitution schemes, which are
-        symmetric.
+        Poisson: the ``orientation`` ("remove" or "add") pair under add/remove (S6; there is no
+        mixture pair here for Poisson under substitution — use a ``ProfileCurve`` of its
+        amplified profile); every other scheme: the substitution pair of its multiplicity law
+        (certified only for WOR; see the class docstring). ``orientation`` is ignored for
+        substitution schemes, which are symmetric.
         """
         if not isinstance(scheme, SamplingScheme):
             raise InvalidTypeError("scheme", "a privamp.sampling.SamplingScheme", scheme)
