@@ -12,14 +12,16 @@ loss exactly jh. That pair dominates (P, Q), so its compositions bound the true 
 no drift in the number of steps (naive rounding of losses up drifts by one grid step per
 composition).
 
-**Lower.** Take lower bounds d_i ≤ f(α_i) and lower each by the largest possible gap between a
-chord of f and f on the adjacent cells — on cell i, f lies above both neighbouring secant lines
-extended, so the chord exceeds f by at most g_i = a_i b_i w_i / (a_i + b_i) (a_i, b_i the slope
-jumps at the cell's ends, w_i its width). The convex minorant of the lowered points is then a
-curve ≤ f everywhere, i.e. a pair *dominated* by (P, Q); its left end is extended to meet 1 − α
-and its right end to meet a lower bound on D_∞. The two kinks that fall off the grid are moved to
-lower losses (the left one to −∞, the right one to the top grid point), which can only decrease
-the δ of any composition (δ is E_P[(1 − e^{ε − L})_+], increasing in L).
+**Lower (drift-free).** Rounding losses *down* to the grid is a valid lower bound but drifts by
+up to one grid step per composition. Instead: (1) the upper envelope of supporting lines of f at
+the grid points (slopes ``−Q(L > ε)`` bracketed by :meth:`PairCurve.slope_bounds`, each line
+lowered by its slope uncertainty over its active range), of ``1 − α`` and of a lower bound on
+``D_∞`` is a convex curve below f — a *dominated* pair whose atoms (the kinks) lie between grid
+points; (2) neighbouring atoms on either side of a grid point are *merged* in the proportions
+that put their likelihood ratio exactly at the grid point (a post-processing of the pair, so the
+result is still dominated). Merging loses information only to second order in h, like the
+upper side's spreading, so neither side drifts with the number of compositions
+(:func:`lower_masses`). Whatever cannot be balanced moves down to the grid point below it.
 
 Rounding: P-masses are rounded up (upper) or down (lower); the slopes use exact subtractions
 (Sterbenz) of neighbouring values. Curves values below 1e-300 contribute nothing and are dropped.
@@ -28,10 +30,12 @@ Rounding: P-masses are rounded up (upper) or down (lower); the slopes use exact 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from .._numerics import ULP
+from ..errors import AccuracyWarning
 from .curves import PairCurve
 
 __all__ = ["lower_masses", "upper_masses"]
@@ -279,8 +283,16 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         hopeless = unc[idx_bad] * reach[idx_bad] * grow > 0.5 * height[idx_bad]
         ok[idx_bad[hopeless]] = False
         extra[idx_bad[~hopeless]] = grow[~hopeless]
-    else:  # pragma: no cover - dropping lines always terminates well before this
-        raise AssertionError("lower PLD: line margins did not converge")
+    else:  # pragma: no cover - the margins settle in a few rounds for every curve tested
+        # last resort, still valid: the dominated pair whose curve is max(1 − α, p∞)
+        warnings.warn("lower PLD: the tangent margins did not settle; the lower end of the "
+                      "bracket falls back to a trivial dominated pair", AccuracyWarning,
+                      stacklevel=3)
+        if p_inf < 1.0:
+            k = math.floor(math.log1p(-p_inf) / h) - i_lo
+            if 0 <= k < k_pts:
+                masses[k] += (1.0 - p_inf) * (1 - 4 * ULP)
+        return masses, p_inf
     if es.size < 2:
         return masses, p_inf
     q = np.maximum(es[1:] - es[:-1], 0.0)  # Q-mass of each kink
