@@ -173,16 +173,44 @@ class AmplifiedProfile(PrivacyProfile):
     def _groups(self) -> list[PrivacyProfile]:
         return [self.base.group(int(k), self.group_privacy) for k in self._ks]
 
+    @functools.cached_property
+    def _by_weight(self):
+        """Terms in decreasing weight, and log of the weight left after each (tail included)."""
+        order = np.argsort(-self._log_w, kind="stable")
+        log_w = self._log_w[order]
+        groups = [self._groups[i] for i in order]
+        left = np.empty(log_w.size + 1)
+        left[-1] = self.multiplicity.log_tail
+        for i in range(log_w.size - 1, -1, -1):
+            left[i] = np.logaddexp(left[i + 1], log_w[i])
+        return log_w, groups, left
+
     def _log_sum(self, eps: np.ndarray) -> np.ndarray:
-        """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array)."""
-        terms = np.empty((self._ks.size + 1, eps.size))
-        for row, (lw, grp) in enumerate(zip(self._log_w, self._groups, strict=True)):
-            terms[row] = lw + grp._log_delta(eps)
-        terms[-1] = self.multiplicity.log_tail
-        total, _ = logsumexp_signed(terms, axis=0)
-        total = np.atleast_1d(total)
-        # pmf entries carry a few ulp of relative error each; the log-sum-exp a few more
-        return np.minimum(round_up_log(total, 64 * ULP), 0.0)
+        """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array).
+
+        Terms are added in decreasing weight; a point stops as soon as the weight still to come
+        is below 1e-17 of its sum so far, and that weight is added in full (δ_k ≤ 1): an upper
+        bound equal to the sum to within rounding, at a cost of a few terms per point instead of
+        one per multiplicity.
+        """
+        log_w, groups, left = self._by_weight
+        acc = np.full(eps.size, -np.inf)
+        active = np.arange(eps.size)
+        rel = math.log(1e-17)
+        for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
+            if active.size == 0:
+                break
+            with np.errstate(invalid="ignore"):
+                acc[active] = np.logaddexp(acc[active], lw + grp._log_delta(eps[active]))
+            done = left[t + 1] <= acc[active] + rel
+            if np.any(done):
+                idx = active[done]
+                acc[idx] = np.logaddexp(acc[idx], left[t + 1])
+                active = active[~done]
+        if active.size:
+            acc[active] = np.logaddexp(acc[active], left[-1])
+        # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
+        return np.minimum(round_up_log(acc, (64 + 4 * len(groups)) * ULP), 0.0)
 
     def _log_delta(self, eps_prime):
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
