@@ -1,10 +1,12 @@
-"""privamp's main job, run by ``make demo``: privacy profiles and their amplification.
+"""privamp's main job, run by ``make demo``: privacy profiles, amplification, accounting.
 
 It prints readable tables of δ(ε) for the Gaussian and Laplace mechanisms (and randomized
 response calibrated to the same total variation, as in Figure 1(a) of Balle, Barthe, Gaboardi
 2018), inverts the profiles to ε(δ), shows white-box versus black-box group privacy, calibrates a
 Gaussian mechanism exactly, amplifies the Gaussian mechanism by Poisson, without-replacement,
-with-replacement and multistage (MUST) subsampling, and writes plots of the profiles.
+with-replacement and multistage (MUST) subsampling, accounts for 1,000 steps of DP-SGD with each
+of those batch samplers (certified PLD brackets next to RDP), calibrates the noise for a target
+ε, and writes plots of the profiles and of ε against the number of steps.
 
 Usage: python examples/demo.py [--out DIR]
 """
@@ -20,8 +22,11 @@ import sys
 from scipy import special
 
 import privamp
+from privamp.accountant import Accountant
 from privamp.amplification.subsampling import amplify
-from privamp.plots import plot_profiles, save_figure
+from privamp.calibrate import calibrate_sigma
+from privamp.errors import UnsupportedCombinationError
+from privamp.plots import plot_composition, plot_profiles, save_figure
 from privamp.sampling import MustOW, MustWW, Poisson, WithoutReplacement, WithReplacement
 
 
@@ -129,13 +134,60 @@ def main() -> int:
     save_figure(fig, path2)
     print(f"\nWrote the plot {path2}")
 
+    # accounting: 1,000 steps of DP-SGD (clipped gradients, sensitivity 1 per record) with batch
+    # samplers of expected size 100 from 10,000 records
+    n, m, steps, delta = 10_000, 100, 1000, 1e-5
+    g_sub = privamp.GaussianMechanism(sigma=1.0, relation="substitute")
+    samplers = [("Poisson q=0.01 (add/remove)", privamp.GaussianMechanism(sigma=1.0),
+                 Poisson(m / n)),
+                ("WOR(10000, 100)", g_sub, WithoutReplacement(n, m)),
+                ("WR(10000, 100)", g_sub, WithReplacement(n, m)),
+                ("MUST.OW(10000, 5000, 100)", g_sub, MustOW(n, n // 2, m))]
+    rows = []
+    for name, mech, scheme in samplers:
+        b = Accountant().add(mech, steps, scheme=scheme).epsilon(delta)
+        try:
+            rdp = f"{Accountant('rdp').add(mech, steps, scheme=scheme).epsilon(delta).upper:.4f}"
+        except UnsupportedCombinationError:
+            rdp = "—"
+        rows.append([name, f"[{b.lower:.4f}, {b.upper:.4f}]", rdp])
+    table(f"{steps} steps of the Gaussian mechanism σ=1 with each batch sampler: certified ε "
+          f"at δ={delta:g}", ["sampler", "PLD bracket (lower, upper)", "RDP (upper)"], rows)
+    print("The PLD bracket encloses the exact ε of the composition (its upper end is the "
+          "guarantee);\nRDP is an upper bound only, and has no bound for WR/MUST with Gaussian "
+          "noise.")
+    cal = calibrate_sigma(1.0, delta, steps=steps, scheme=Poisson(m / n))
+    print(f"\nNoise for ε ≤ 1 at δ={delta:g} after {steps} Poisson steps: σ = {cal.value:.4f} "
+          f"(certified ε = {cal.epsilon:.5f}, {cal.evaluations} accountant calls)")
+    grid = [10, 30, 100, 300, 1000, 3000]
+    curves = []
+    for name, mech, scheme in samplers[:2] + samplers[3:]:
+        values = [Accountant().add(mech, t, scheme=scheme).epsilon(delta) for t in grid]
+        curves.append({"label": f"{name}, PLD", "steps": grid,
+                       "epsilon": [v.upper for v in values],
+                       "epsilon_lower": [v.lower for v in values]})
+    rdp_vals = [Accountant("rdp").add(samplers[0][1], t, scheme=samplers[0][2])
+                .epsilon(delta).upper for t in grid]
+    curves.append({"label": f"{samplers[0][0]}, RDP", "steps": grid, "epsilon": rdp_vals,
+                   "accountant": "rdp"})
+    fig = plot_composition(curves, delta=delta,
+                           title="DP-SGD, Gaussian σ=1, batches of 100 from 10,000 records")
+    path3 = os.path.join(args.out, "composition.png")
+    save_figure(fig, path3)
+    print(f"Wrote the plot {path3}")
+
     print("\nThe same from the command line:")
     cmd = [sys.executable, "-m", "privamp", "profile", "--mechanism", "gaussian", "--sigma",
            "1", "--sampling", "must-ww", "--n", "1000", "--b", "500", "--m", "400", "--eps",
            "0.5", "1", "2"]
     print("$ privamp " + " ".join(cmd[3:]))
     sys.stdout.flush()
-    return subprocess.call(cmd)
+    status = subprocess.call(cmd)
+    cmd = [sys.executable, "-m", "privamp", "epsilon", "--mechanism", "gaussian", "--sigma",
+           "1", "--sampling", "poisson", "--rate", "0.01", "--steps", "100000", "--delta", "1e-5"]
+    print("\n$ privamp " + " ".join(cmd[3:]))
+    sys.stdout.flush()
+    return status or subprocess.call(cmd)
 
 
 if __name__ == "__main__":

@@ -307,7 +307,7 @@ def _poisson_placeholder():
 
 def _cmd_plot_composition(args: argparse.Namespace) -> int:
     from .accountant import Accountant
-    from .plots import _pyplot, save_figure
+    from .plots import plot_composition, save_figure
     from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     if args.points < 2:
@@ -347,19 +347,12 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                 curves.append({"scheme": name, "accountant": backend, "relation": outer.value,
                                "steps": steps.tolist(), "epsilon": values})
     progress.done()
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    styles = {"pld": "-", "rdp": "--"}
     for c in curves:
-        ax.plot(c["steps"], c["epsilon"], styles[c["accountant"]], marker="o", ms=3,
-                label=f"{c['scheme']} ({c['relation']}), {c['accountant']}")
-    ax.set_xscale("log")
-    ax.set_xlabel("steps")
-    ax.set_ylabel(f"certified ε at δ = {args.delta:g}")
-    ax.set_title(f"Composition: {args.mechanism}, n={args.n}, m={args.m}"
-                 + (f", b={b}" if any(s.startswith("must") for s in args.schemes) else ""))
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+        c["label"] = f"{c['scheme']} ({c['relation']}), {c['accountant']}"
+    fig = plot_composition(
+        curves, delta=args.delta,
+        title=f"Composition: {args.mechanism}, n={args.n}, m={args.m}"
+              + (f", b={b}" if any(s.startswith("must") for s in args.schemes) else ""))
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "delta": args.delta, "curves": curves})

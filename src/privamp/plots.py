@@ -14,7 +14,7 @@ import numpy as np
 from .errors import MissingDependencyError
 from .profiles import PrivacyProfile
 
-__all__ = ["plot_profiles", "save_figure"]
+__all__ = ["plot_composition", "plot_profiles", "save_figure"]
 
 
 def _pyplot():
@@ -64,6 +64,29 @@ def plot_profiles(
     ax.legend(frameon=False)
     if title:
         ax.set_title(title)
+    return fig
+
+
+def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: str = ""):
+    """ε against the number of steps: ``curves`` are dicts with ``label``, ``steps``,
+    ``epsilon`` (certified upper ends) and optionally ``epsilon_lower`` and ``accountant``
+    (``"rdp"`` curves are dashed). Returns the figure."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for c in curves:
+        style = "--" if c.get("accountant") == "rdp" else "-"
+        line, = ax.plot(c["steps"], c["epsilon"], style, marker="o", ms=3, label=c["label"])
+        lower = c.get("epsilon_lower")
+        if lower is not None and all(v is not None for v in lower):
+            ax.fill_between(c["steps"], lower, c["epsilon"], color=line.get_color(), alpha=0.25)
+    ax.set_xscale("log")
+    ax.set_xlabel("steps")
+    ax.set_ylabel(f"certified ε at δ = {delta:g}")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
     return fig
 
 
