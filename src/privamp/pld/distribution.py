@@ -217,8 +217,16 @@ class ComposedPLD:
 
         pf = p * f
         cut = l_pos[0] if (self.tilt > 0 and start > 0 and l_pos.size) else -np.inf
-        cache = (l_pos, suffix(pf), discounted(pf), suffix(np.abs(pf)), discounted(np.abs(pf)),
-                 suffix(f), discounted(f), float(f[0]) if f.size else 0.0, cut)
+        if self.tilt > 0:
+            f_sum, g_disc = suffix(f), discounted(f)
+        else:  # f ≡ 1: the suffix sums are a count and a geometric sum
+            count = np.arange(l_pos.size, -1, -1, dtype=float)
+            f_sum = count
+            g_disc = -np.expm1(-count * self.h) / -math.expm1(-self.h)
+        pa = np.abs(pf)
+        cache = (l_pos, suffix(pf), discounted(pf), suffix(pa) if self.kind == "lower" else None,
+                 discounted(pa) if self.kind == "lower" else None, f_sum, g_disc,
+                 float(f[0]) if f.size else 0.0, cut)
         self._cache = cache
         return cache
 
@@ -235,7 +243,10 @@ class ComposedPLD:
             body = a_sum[j] - w * c_sum[j]
             # sums and recurrences: error ≤ (n + 8) u Σ|terms| (the recurrence's errors decay
             # geometrically, so the same bound holds for it)
-            err = (n_sum + 8) * ULP * (a_abs[j] + w * c_abs[j])
+            if a_abs is None:  # upper side: the masses are non-negative
+                err = (n_sum + 8) * ULP * (a_sum[j] + w * c_sum[j])
+            else:
+                err = (n_sum + 8) * ULP * (a_abs[j] + w * c_abs[j])
             if fft_term:
                 # Σ of the δ weights f_k (1 − e^{ε − l_k}) over the losses above ε, rounded up:
                 # each stored mass is within spectral_coeff of its exact value
@@ -300,14 +311,40 @@ class ComposedPLD:
             if t == grid.size - 1:
                 return float(grid[-1])
             lo, hi = grid[t], grid[t + 1]
-        # on (lo, hi) the set {l > ε} is fixed: δ(ε) = c₀ − c₁ e^{ε}; bisect the closed form
+        # on (lo, hi) the set {l > ε} is fixed and, without a tilt, the certified δ is affine in
+        # w = e^{ε − l_j}: solve it from two evaluations, then make sure of the safe side
         j = np.searchsorted(l_pos, hi, side="left")
+        upper = self.kind == "upper"
+
+        def delta_at(x):
+            x = np.atleast_1d(np.asarray(x, dtype=float))
+            return self._delta_from_sums(x, np.full(x.size, j))
+
+        def ok(x):
+            d = float(delta_at(x)[0])
+            return d <= delta if upper else d > delta
+
+        if self.tilt == 0 and hi > lo:
+            xa, xb = lo + 0.25 * (hi - lo), lo + 0.75 * (hi - lo)
+            da, db = delta_at(np.array([xa, xb]))
+            wa, wb = math.exp(xa - hi), math.exp(xb - hi)
+            if db != da:
+                w_star = wa + (delta - da) * (wb - wa) / (db - da)
+                if w_star > 0:
+                    x = min(max(hi + math.log(w_star), lo), hi)
+                    step = max((hi - lo) * 2.0**-40, 4 * ULP * (1 + abs(x)))
+                    for _ in range(64):
+                        if ok(x):
+                            # and the other side of x is not also safe by much (tightness)
+                            return float(x)
+                        x = min(x + step, hi) if upper else max(x - step, lo)
+                        step *= 2.0
 
         def feasible(x, idx):
             d = self._delta_from_sums(np.atleast_1d(x), np.full(np.size(x), j))
-            return d <= delta if self.kind == "upper" else d > delta
+            return d <= delta if upper else d > delta
 
-        if self.kind == "upper":
+        if upper:
             return float(bisect_threshold(feasible, lo, hi))
         # lower: the feasible end is the low one; bisect on the negated axis
         def feasible_neg(x, idx):

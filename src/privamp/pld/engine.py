@@ -343,18 +343,42 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         uppers[name] = comp.epsilon(delta)
         sizes[f"upper/{name}"] = comp.fft_size
     else:
-        screens = {}
-        for name in sets:
-            coarse = _compose_set(sets[name], ranges_by_set[name], min(4 * h_u, h_l), "upper",
-                                  tail, tilts[name])
-            screens[name] = coarse.epsilon(delta)
-            sizes[f"upper/{name}/screen"] = coarse.fft_size
-        for name in sorted(screens, key=screens.get, reverse=True):
-            if uppers and screens[name] <= max(uppers.values()):
-                uppers[name] = screens[name]
+        # the orientation with the larger Chernoff estimate of ε goes first, on the fine grid;
+        # the others are screened on a coarser one and refined only if they could matter
+        with np.errstate(invalid="ignore"):
+            chernoff = {name: float(np.nanmin((m - math.log(delta)) / _LAMBDA_GRID))
+                        for name, m in mgfs.items()}
+        order = sorted(sets, key=lambda name: -chernoff[name])
+        screened: dict = {}
+        if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
+            # too close to call: screen every orientation first, refine the worst
+            for name in order:
+                coarse = _compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
+                                      "upper", tail, tilts[name])
+                screened[name] = coarse.epsilon(delta)
+                sizes[f"upper/{name}/screen"] = coarse.fft_size
+            order = sorted(order, key=lambda name: -screened[name])
+        first = order[0]
+        comp = _compose_set(sets[first], ranges_by_set[first], h_u, "upper", tail,
+                            tilts[first])
+        uppers[first] = comp.epsilon(delta)
+        sizes[f"upper/{first}"] = comp.fft_size
+        if first in screened:
+            uppers[first] = min(uppers[first], screened[first])
+        for name in order[1:]:
+            if name in screened:
+                screen = screened[name]
+            else:
+                coarse = _compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
+                                      "upper", tail, tilts[name])
+                screen = coarse.epsilon(delta)
+                sizes[f"upper/{name}/screen"] = coarse.fft_size
+            if screen <= max(uppers.values()):
+                uppers[name] = screen
                 continue
-            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
-            uppers[name] = min(comp.epsilon(delta), screens[name])
+            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail,
+                                tilts[name])
+            uppers[name] = min(comp.epsilon(delta), screen)
             sizes[f"upper/{name}"] = comp.fft_size
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
