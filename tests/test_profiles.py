@@ -107,6 +107,44 @@ def test_gaussian_limits():
     assert float(GaussianProfile(1.0).log_delta(math.inf)) == -math.inf
 
 
+def mp_gauss_log_delta_small_theta(theta, eps):
+    """log δ(ε) for ε > 0 without cancellation: δ = E[(1 − e^{ε−L})_+] with L ~ N(θ²/2, θ²)
+    (Theorem 5), integrated over l = ε + (θ²/ε)u, where the integrand is positive and of width
+    O(1) in u (mpmath exponents have no range limit)."""
+    th, e = mp.mpf(theta), mp.mpf(eps)
+    h = th * th / e
+
+    def integrand(u):
+        z = (e + h * u - th * th / 2) / th
+        return -mp.expm1(-h * u) * mp.npdf(z) / th
+
+    return mp.log(h * mp.quad(integrand, [0, 1, 10, 60, mp.inf]))
+
+
+@pytest.mark.parametrize("theta", [1e-20, 1e-100, 1e-154, 3e-162, 1e-300, 5e-324])
+def test_gaussian_tiny_theta_stays_an_upper_bound(theta):
+    """θ far below 1 (a diffusion mechanism at large t): no NaN where ε/θ or a² overflow,
+    δ(0) = erf(θ/(2√2)) rather than the cancelled ½, and a log δ below the float range is the
+    most negative float, never −inf (which would certify (ε, 0)-DP)."""
+    prof = GaussianProfile(theta)
+    eps = np.array([0.0, 1e-6, 1.5, 30.0, 1e300])
+    ld = prof.log_delta(eps)
+    assert not np.any(np.isnan(ld)) and np.all(ld > -np.inf)
+    exact0 = float(mp.log(mp.erf(mp.mpf(theta) / (2 * mp.sqrt(2)))))
+    assert ld[0] >= exact0
+    # a subnormal θ is raised to the smallest normal float (θ/2 would lose its last bits)
+    floor0 = float(mp.log(mp.erf(mp.mpf(2.2250738585072014e-308) / (2 * mp.sqrt(2)))))
+    assert ld[0] <= max(exact0, floor0) + 1e-11 * abs(exact0)
+    for e, got in zip(eps[1:], ld[1:], strict=True):
+        exact = mp_gauss_log_delta_small_theta(theta, e)
+        if exact > -1.7e308:
+            assert got >= exact and got <= exact * (1 - 1e-11), (theta, e, got, exact)
+        else:
+            assert got == -np.finfo(float).max
+    assert not prof.is_dp(1.5, 0.0) and not prof.is_dp(1e300, 0.0)
+    assert not GaussianProfile(1.0).is_dp(1e300, 0.0)
+
+
 @pytest.mark.parametrize("theta", [1e-3, 0.01, 0.3, 1.0, 2.0, 10.0, 50.0])
 def test_laplace_against_mpmath(theta):
     """Theorem 3, upper bound within 1e-13 relative, including ε just below θ."""

@@ -56,6 +56,8 @@ __all__ = [
 _SQRT2 = math.sqrt(2.0)
 _SQRTPI = math.sqrt(math.pi)
 _LOG_HALF = math.log(0.5)
+_MAX_FLOAT = float(np.finfo(float).max)
+_MIN_NORMAL = float(np.finfo(float).tiny)
 _SAFE = 32 * ULP  # per-operation error allowance (scipy's special functions are within a few ulp)
 
 
@@ -79,8 +81,12 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
     out = np.full(eps.shape, -np.inf)
     if theta == 0.0:
         return out
+    # δ grows with θ: a subnormal θ (θ/2 would lose its last bits) is raised to the smallest
+    # normal float
+    theta = max(theta, _MIN_NORMAL)
     finite = np.isfinite(eps)
-    a = theta / 2 - eps / theta
+    with np.errstate(over="ignore"):
+        a = theta / 2 - eps / theta
     region_a = finite & (a < 0)
     region_b = finite & ~region_a
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -92,7 +98,11 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             err_d = _SAFE * (1.0 + np.abs(la) + np.abs(lb))
             rel = _SAFE * (1.0 + np.abs(la)) + err_d / np.where(d > 0, d, np.nan)
             val = la + log1mexp(-d) + np.log1p(rel)
-            ceiling = round_up_log(la, ulps=32)  # δ ≤ Φ(a) always
+            # δ ≤ Φ(a) always, and δ ≤ Φ(a) − Φ(b) = ½(erf(a/√2) + erf(−b/√2)) (e^ε ≥ 1): a sum
+            # of two non-negative terms (a ≥ 0 > b), accurate where d cancels (tiny θ, ε ≤ θ²/2)
+            b = -theta / 2 - e / theta
+            l_gap = np.log(0.5 * (special.erf(a[region_b] / _SQRT2) + special.erf(-b / _SQRT2)))
+            ceiling = np.minimum(round_up_log(la, ulps=32), round_up_log(l_gap, ulps=32))
             val = np.where((d > 0) & np.isfinite(val), np.minimum(val, ceiling), ceiling)
             out[region_b] = val
         if np.any(region_a):
@@ -106,20 +116,29 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             close = gap < 1e-6
             diff = eu - ev
             direct_log = np.log(diff)
-            # a has ~1 ulp relative error, so −a²/2 has ~ulp·a² absolute error; the erfcx
-            # difference loses its condition number eu/diff (each erfcx within a few ulp)
-            direct_rel = _SAFE + 4 * ULP * aa * aa + 8 * ULP * eu / diff
+            # the erfcx difference loses its condition number eu/diff (each within a few ulp)
+            direct_rel = _SAFE + 8 * ULP * eu / diff
             # trapezoid on the convex D = −erfcx' (completely monotone): an upper bound
             du, du_rel = _neg_erfcx_prime(u)
             dv, dv_rel = _neg_erfcx_prime(v)
             bound_log = math.log(theta / _SQRT2) + np.log(0.5 * (du + dv))
-            bound_rel = _SAFE + 4 * ULP * aa * aa + np.maximum(du_rel, dv_rel)
+            bound_rel = _SAFE + np.maximum(du_rel, dv_rel)
             use_bound = close | ~(diff > 0) | ~np.isfinite(direct_log)
             log_diff = np.where(use_bound, bound_log, direct_log)
             rel = np.where(use_bound, bound_rel, direct_rel)
-            val = -aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel)
+            # a has ~2 ulp relative error, so −a²/2 has ~5 ulp·a²/2 absolute error: an error
+            # of the logarithm itself, not a relative error of δ (log1p(rel) would be far too
+            # small once ulp·a² > 1, i.e. |a| > 1e8); all terms are ≤ 0, so 16 ulp·|sum| covers
+            # it together with the rounding of the logarithms and of the sum
+            val = round_up_log(-aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel), ulps=16)
             ceiling = round_up_log(special.log_ndtr(aa), ulps=32)
-            out[region_a] = np.minimum(val, ceiling)
+            # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in log
+            # space): the ceiling log Φ(a) still holds (fmin ignores NaN)
+            val = np.where(np.isfinite(val), val, np.nan)
+            out[region_a] = np.fmin(val, ceiling)
+    # δ(ε) > 0 at every finite ε when θ > 0: a logarithm below the float range is reported as
+    # the most negative float, never −inf (which would certify (ε, 0)-DP)
+    out = np.where(finite & (out < -_MAX_FLOAT), -_MAX_FLOAT, out)
     return np.minimum(out, 0.0)
 
 
