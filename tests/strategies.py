@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from privamp.amplification.diffusion import BrownianMotionMechanism, OrnsteinUhlenbeckMechanism
 from privamp.mechanisms import (
     ApproxDPMechanism,
     DiscretePairMechanism,
@@ -60,6 +61,13 @@ MECHANISMS = {
     "approx-dp": st.builds(ApproxDPMechanism, epsilon=st.floats(0.0, 5.0),
                            delta=st.floats(0.0, 0.5), relation=relations),
     "discrete-pair": discrete_pairs(),
+    # t ↦ σ = sqrt(2t) in [1e-3, 45] (θ_G = Δ/σ from 2e-4 to 5e3), and OU parameters from slow
+    # to fast mean reversion: θt up to 500, where e^{−θt}Δ underflows far below the noise
+    "brownian-motion": st.builds(BrownianMotionMechanism, t=st.floats(5e-7, 1e3),
+                                 sensitivity=st.floats(0.01, 5.0), relation=relations),
+    "ornstein-uhlenbeck": st.builds(OrnsteinUhlenbeckMechanism, theta=st.floats(1e-3, 50.0),
+                                    rho=st.floats(0.05, 20.0), t=st.floats(1e-6, 10.0),
+                                    sensitivity=st.floats(0.01, 5.0), relation=relations),
 }
 
 any_mechanism = st.one_of(*MECHANISMS.values())

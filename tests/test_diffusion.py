@@ -106,6 +106,20 @@ def test_mechanisms_are_mechanisms():
         assert m.privacy_loss().theta == m.profile().theta
 
 
+def test_mechanisms_are_registered():
+    """Registered like the base mechanisms (so the registry property tests cover them); the
+    RDP dispatch reaches the exact Gaussian curve through their profiles."""
+    from privamp.mechanisms import REGISTRY
+    from privamp.rdp import rdp_curve
+
+    assert REGISTRY["brownian-motion"] is BrownianMotionMechanism
+    assert REGISTRY["ornstein-uhlenbeck"] is OrnsteinUhlenbeckMechanism
+    m = OrnsteinUhlenbeckMechanism(0.5, 1.0, 2.0)
+    via_dispatch = rdp_curve(m, orders=ORDERS)
+    assert via_dispatch.bound == "exact"
+    np.testing.assert_allclose(via_dispatch.epsilons, m.rdp(ORDERS).epsilons, rtol=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # Corollary 7 / Example 5: RDP and profiles
 # ---------------------------------------------------------------------------------------------
@@ -142,6 +156,43 @@ def test_corollary7_catalogue_vector_and_extremes():
     np.testing.assert_allclose(ou_intrinsic_sensitivity(2.0, 1.0, [0.5, 1.0], 1.0),
                                [2.0 / (2 * math.expm1(2.0)), 2.0 / (2 * math.expm1(4.0))],
                                rtol=1e-13)
+
+
+def test_effective_theta_keeps_its_precision_at_extremes():
+    """θ_G comes from log Λ: it keeps its relative precision where Λ = θ_G²/2 is below the
+    float range (e^{−θt}Δ tiny) or Δ² would overflow, and is never below the exact value."""
+    mpmath.mp.dps = 50
+    for theta, rho, t, delta in [(1.0, 1.0, 400.0, 1.0), (30.0, 0.5, 20.0, 2.0),
+                                 (1e-300, 1.0, 1e-10, 1.0), (1.0, 1e-200, 1e-200, 1e-150)]:
+        m = OrnsteinUhlenbeckMechanism(theta, rho, t, delta)
+        th, r, tt, d = (mpmath.mpf(v) for v in (theta, rho, t, delta))
+        exact = mpmath.sqrt(th * d**2 / (r**2 * mpmath.expm1(2 * th * tt)))
+        assert m.gaussian_theta >= exact
+        # margins: 32 ulp of |log θ_G| (≈ 345 here at most) and the log terms' own rounding
+        assert m.gaussian_theta == pytest.approx(float(exact), rel=1e-11)
+        assert 0 < m.noise_sigma < math.inf
+    for t, delta in [(1e-300, 1e-170), (1e-10, 1e200), (1e300, 1e-10)]:
+        m = BrownianMotionMechanism(t, delta)
+        exact = mpmath.mpf(delta) / mpmath.sqrt(2 * mpmath.mpf(t))
+        assert m.theta >= exact and m.theta == pytest.approx(float(exact), rel=1e-11)
+        assert 0 < m.sigma < math.inf
+    # a subnormal 2θt: the noise is still ρ sqrt(2t), not 0 (release stays private)
+    tiny = OrnsteinUhlenbeckMechanism(5e-324, 1.0, 2.0)
+    assert tiny.noise_sigma == pytest.approx(2.0, rel=1e-12)
+
+
+def test_not_private_at_all_is_rejected():
+    """Parameters whose effective Gaussian ratio overflows are rejected, as for the Gaussian
+    mechanism (sensitivity / sigma must be finite)."""
+    with pytest.raises(InvalidParameterError) as info:
+        BrownianMotionMechanism(1e-300, 1e300)
+    assert info.value.parameter == "t"
+    with pytest.raises(InvalidParameterError) as info:
+        OrnsteinUhlenbeckMechanism(1.0, 1e-100, 1e-200, 1e200)
+    assert info.value.parameter == "t"
+    with pytest.raises(InvalidParameterError) as info:  # ρ sqrt(2t) overflows
+        OrnsteinUhlenbeckMechanism(1e-300, 1e300, 1e300)
+    assert info.value.parameter == "rho"
 
 
 def test_brownian_is_the_gaussian_mechanism():
