@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -32,6 +34,25 @@ EPS = np.array([0.0, 0.1, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0])
 def test_every_registered_mechanism_has_a_test_strategy():
     """Registry-driven tests cover every mechanism the CLI and library register."""
     assert set(REGISTRY) == set(MECHANISMS)
+
+
+def test_registry_is_complete_whatever_was_imported():
+    """Mechanisms registered outside privamp.mechanisms (diffusion) are in the registry on its
+    first read in a fresh interpreter, and ``import privamp`` alone imports neither them nor
+    the slow SciPy submodules (quadrature and optimisation are imported where they are used)."""
+    code = (
+        "import sys, privamp\n"
+        "assert 'privamp.amplification' not in sys.modules\n"
+        "from privamp.mechanisms import REGISTRY\n"
+        "assert {'brownian-motion', 'ornstein-uhlenbeck'} <= set(REGISTRY), sorted(REGISTRY)\n"
+        "from privamp.amplification import *\n"
+        "import privamp.amplification.tightness, privamp.applications, privamp.rdp\n"
+        "slow = [m for m in ('scipy.integrate', 'scipy.optimize', 'scipy.stats')\n"
+        "        if m in sys.modules]\n"
+        "assert not slow, slow\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,8 +24,9 @@ Both mechanisms here are real mechanisms (:meth:`~privamp.mechanisms.Mechanism.r
 them on vectors of R^d) whose profile is :class:`~privamp.mechanisms.GaussianProfile` with the
 effective θ_G = sqrt(2Λ(t)) (rounded up; computed from log Λ, so it keeps its precision where Λ
 leaves the float range). They are registered in :data:`privamp.mechanisms.REGISTRY` as
-``brownian-motion`` and ``ornstein-uhlenbeck`` (when this module is imported), and parameters for
-which θ_G or the noise level is not a finite positive number are rejected at construction.
+``brownian-motion`` and ``ornstein-uhlenbeck`` (the registry imports this module on first use),
+and parameters for which θ_G or the noise level is not a finite positive number are rejected at
+construction.
 :func:`intrinsic_sensitivity_numerical` recomputes Λ(t) from a semigroup's transition density by
 numerical differentiation and quadrature, and :func:`transition_renyi_divergence` computes
 ``R_order(P_t(x) ‖ P_t(x'))`` by quadrature, so the closed forms are checked rather than assumed.
@@ -51,7 +52,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy import integrate
 
 from .._numerics import ULP, log_expm1, round_up_log
 from .._validation import check_int, check_real, check_real_array, check_rng
@@ -736,6 +736,8 @@ def intrinsic_sensitivity_numerical(
     def kappa(s):
         return _kappa(semigroup, xa, xb, s, ys, step)
 
+    from scipy import integrate  # deferred: scipy.integrate is slow to import
+
     val, err = integrate.quad(kappa, t, math.inf, epsabs=epsabs, epsrel=epsrel, limit=200)
     return QuadratureResult(val, err)
 
@@ -779,6 +781,8 @@ def transition_renyi_divergence(semigroup: DiffusionSemigroup, x: float, x_prime
     def logp(y, at):
         return np.asarray(semigroup.log_transition(t, at, np.atleast_1d(y)[:, None]),
                           dtype=float)
+
+    from scipy import integrate  # deferred: scipy.integrate is slow to import
 
     def log_integral(func):
         lo, hi, mode = _window(func(_WIDE), _WIDE)

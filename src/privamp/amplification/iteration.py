@@ -39,7 +39,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .._numerics import ULP, div_up, log1mexp, log_expm1, round_up_log
 from .._validation import check_choice, check_int, check_real, check_real_array
@@ -280,6 +280,8 @@ def translation_kernel_rdp(
     o = check_real_array("orders", ITERATION_ORDERS if orders is None else orders,
                          "(1, inf]", ndim=1)
     n = check_int("grid", grid, "[3, 100000]")
+    from scipy import optimize  # deferred: scipy.optimize is slow to import
+
     values = np.empty(o.size)
     splits = np.empty(o.size)
     a_grid = np.linspace(0.0, delta, n)

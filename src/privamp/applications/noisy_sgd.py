@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from .._validation import check_real, check_real_array, check_rng
 from ..amplification.iteration import NoisySgdPrivacy
@@ -364,6 +364,8 @@ class RegularizedLogisticLoss:
 
     def minimize(self, features: Any, labels: Any) -> np.ndarray:
         """The minimiser of the average loss over the ball (non-private; a reference point)."""
+        from scipy import optimize  # deferred: scipy.optimize is slow to import
+
         a = np.asarray(features, dtype=float)
         b = np.asarray(labels, dtype=float)
         lam, r = self.regularization, self.radius

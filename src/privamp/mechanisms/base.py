@@ -3,15 +3,67 @@
 from __future__ import annotations
 
 import abc
+import importlib
+from collections.abc import Iterator, MutableMapping
 from typing import Any, ClassVar
 
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 
-__all__ = ["REGISTRY", "Mechanism", "register"]
+__all__ = ["REGISTRY", "Mechanism", "MechanismRegistry", "register"]
 
-#: name -> mechanism class (CLI names such as "gaussian", "randomized-response").
-REGISTRY: dict[str, type[Mechanism]] = {}
+
+class MechanismRegistry(MutableMapping):
+    """name -> mechanism class, filled by :func:`register`.
+
+    Mechanisms defined outside :mod:`privamp.mechanisms` (the diffusion mechanisms of
+    :mod:`privamp.amplification.diffusion`) register themselves when their module is imported.
+    So that the registry is complete whatever has been imported, its first read imports those
+    modules (``providers``); ``import privamp`` itself stays as fast as without them.
+    """
+
+    def __init__(self, providers: tuple[str, ...] = ()):
+        self._entries: dict[str, type[Mechanism]] = {}
+        self._providers = tuple(providers)
+        self._loaded = not self._providers
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True  # before importing: a provider's own reads must not recurse
+        try:
+            for module in self._providers:
+                importlib.import_module(module)
+        except BaseException:
+            self._loaded = False
+            raise
+
+    def __getitem__(self, name: str) -> type[Mechanism]:
+        self._load()
+        return self._entries[name]
+
+    def __setitem__(self, name: str, cls: type[Mechanism]) -> None:
+        self._entries[name] = cls
+
+    def __delitem__(self, name: str) -> None:
+        self._load()
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self._load()
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        self._load()
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"MechanismRegistry({sorted(self)!r})"
+
+
+#: name -> mechanism class (CLI names such as "gaussian", "randomized-response",
+#: "ornstein-uhlenbeck").
+REGISTRY = MechanismRegistry(providers=("privamp.amplification.diffusion",))
 
 
 def register(name: str):
