@@ -128,8 +128,9 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             rel = np.where(use_bound, bound_rel, direct_rel)
             # a has ~2 ulp relative error, so −a²/2 has ~5 ulp·a²/2 absolute error: an error
             # of the logarithm itself, not a relative error of δ (log1p(rel) would be far too
-            # small once ulp·a² > 1, i.e. |a| > 1e8); all terms are ≤ 0, so 16 ulp·|sum| covers
-            # it together with the rounding of the logarithms and of the sum
+            # small once ulp·a² > 1, i.e. |a| > 1e8); the other terms are negative or O(1), so
+            # |sum| ≥ a²/2 − O(1) and 16 ulp·(1 + |sum|) covers it together with the rounding of
+            # the logarithms and of the sum
             val = round_up_log(-aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel), ulps=16)
             ceiling = round_up_log(special.log_ndtr(aa), ulps=32)
             # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in log
