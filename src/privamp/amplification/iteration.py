@@ -95,8 +95,10 @@ def _linear_curve(log_slope: float, orders: Any, label: str,
         eps = np.zeros(o.shape)
     else:
         # a positive slope that underflows stays positive: 0 would claim identical output laws
-        # (ε = 0 even at δ = 0)
-        eps = np.where(np.isfinite(eps), np.maximum(eps * (1 + 4 * ULP), math.ulp(0.0)), eps)
+        # (ε = 0 even at δ = 0); values in the subnormal range lose relative precision, so
+        # everything below the smallest normal float is raised to it (an upper bound)
+        tiny = float(np.finfo(float).tiny)
+        eps = np.where(np.isfinite(eps), np.maximum(eps * (1 + 4 * ULP), tiny), eps)
     return RdpCurve(o, eps, bound="upper", relation=relation, label=label)
 
 
