@@ -2,7 +2,8 @@
 
 For every case every tool runs in a fresh Python process (so imports and first-call costs count,
 as they do for a user) and reports its ε, its bracket where it has one, the time of the
-computation inside the process, the wall time of the whole process, and its peak memory:
+imports and of the computation inside the process, the wall time of the whole process, and its
+peak memory:
 
 * ``privamp`` — :class:`privamp.accountant.Accountant` (PLD backend, certified bracket);
 * ``privamp-cli`` — the ``privamp epsilon`` command as a whole;
@@ -42,7 +43,7 @@ ROWS = [  # sigma, q, steps, delta
 
 _FOOTER = """
 import json, resource, sys
-print(json.dumps({"result": RESULT, "seconds": SECONDS,
+print(json.dumps({"result": RESULT, "seconds": SECONDS, "import": IMPORT,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -53,6 +54,8 @@ t = time.perf_counter()
 from privamp import GaussianMechanism
 from privamp.accountant import Accountant
 from privamp.sampling import Poisson
+IMPORT = time.perf_counter() - t
+t = time.perf_counter()
 b = Accountant().add(GaussianMechanism({s}), {T}, scheme=Poisson({q})).epsilon({d})
 SECONDS = time.perf_counter() - t
 RESULT = [b.lower, b.upper]
@@ -62,6 +65,8 @@ import time, math
 t = time.perf_counter()
 from dp_accounting import dp_event
 from dp_accounting.pld import pld_privacy_accountant
+IMPORT = time.perf_counter() - t
+t = time.perf_counter()
 acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
 acc.compose(dp_event.PoissonSampledDpEvent({q}, dp_event.GaussianDpEvent({s})), {T})
 e = acc.get_epsilon({d})
@@ -73,6 +78,8 @@ import time
 t = time.perf_counter()
 from prv_accountant import PRVAccountant
 from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+IMPORT = time.perf_counter() - t
+t = time.perf_counter()
 prv = PoissonSubsampledGaussianMechanism(noise_multiplier={s}, sampling_probability={q})
 acc = PRVAccountant(prvs=[prv], max_self_compositions=[{T}], eps_error=0.01,
                     delta_error={d} * 1e-3)
@@ -84,6 +91,8 @@ RESULT = [lo, up]
 import time
 t = time.perf_counter()
 from opacus.accountants import PRVAccountant
+IMPORT = time.perf_counter() - t
+t = time.perf_counter()
 acc = PRVAccountant()
 acc.history = [({s}, {q}, {T})]
 e = acc.get_epsilon(delta={d})
@@ -116,10 +125,10 @@ def run_tool(tool: str, s, q, T, d, timeout: float) -> dict:
     out = json.loads(r.stdout.strip().splitlines()[-1])
     if tool == "privamp-cli":
         return {"lower": out["epsilon_lower"], "upper": out["epsilon"], "seconds": None,
-                "wall": wall, "peak_mb": None}
+                "import": None, "wall": wall, "peak_mb": None}
     lower, upper = out["result"]
-    return {"lower": lower, "upper": upper, "seconds": out["seconds"], "wall": wall,
-            "peak_mb": out["peak_mb"]}
+    return {"lower": lower, "upper": upper, "seconds": out["seconds"], "import": out["import"],
+            "wall": wall, "peak_mb": out["peak_mb"]}
 
 
 def fmt(x, spec=".5f"):
@@ -140,19 +149,20 @@ def main() -> int:
                                  "opacus"])
     args = parser.parse_args()
     rows = [r for r in ROWS if r[2] <= 10_000 and r[3] == 1e-5][:3] if args.quick else ROWS
-    print("| σ | q | steps | δ | tool | ε (upper) | bracket width | compute s | whole s | "
-          "peak MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| σ | q | steps | δ | tool | ε (upper) | bracket width | import s | compute s | "
+          "whole s | peak MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for s, q, T, d in rows:
         for tool in args.tools:
             res = run_tool(tool, s, q, T, d, args.timeout)
             if "error" in res:
-                print(f"| {s} | {q} | {T:,} | {d:g} | {tool} | {res['error']} | | | | |")
+                print(f"| {s} | {q} | {T:,} | {d:g} | {tool} | {res['error']} | | | | | |")
                 continue
             up, lo = res["upper"], res["lower"]
             width = (up - lo) if (lo is not None and not isinstance(up, str)) else None
             print(f"| {s} | {q} | {T:,} | {d:g} | {tool} | {fmt(up)} | {fmt(width, '.2e')} | "
-                  f"{fmt(res['seconds'], '.3f')} | {fmt(res['wall'], '.2f')} | "
+                  f"{fmt(res['import'], '.3f')} | {fmt(res['seconds'], '.3f')} | "
+                  f"{fmt(res['wall'], '.2f')} | "
                   f"{fmt(res['peak_mb'], '.0f')} |")
         sys.stdout.flush()
     return 0

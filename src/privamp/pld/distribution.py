@@ -292,25 +292,34 @@ class ComposedPLD:
         l_pos, *_ = self._sums()
         if l_pos.size == 0:
             return 0.0
-        # δ at every grid loss ε = l_j (the losses > l_j are those of index > j), and at 0
-        grid = np.concatenate([[0.0], l_pos])
-        j_grid = np.searchsorted(l_pos, grid, side="right")
-        d_grid = self._delta_from_sums(grid, j_grid)
+        # δ at the grid losses ε = l_j (the losses > l_j are those of index > j) and at 0 is
+        # non-increasing: binary search for the first grid point meeting the target
+        cut = self._sums()[-1]
+        # (below a tilt's cut δ is not evaluated: 1 for the upper side, 0 for the lower side)
+        grid = l_pos if np.isfinite(cut) else np.concatenate([[0.0], l_pos])
+
+        def d_at(t):
+            e = np.array([grid[t]])
+            return float(self._delta_from_sums(e, np.searchsorted(l_pos, e, side="right"))[0])
+
+        meets = (lambda t: d_at(t) <= delta) if self.kind == "upper" else \
+            (lambda t: d_at(t) <= delta)
+        last = grid.size - 1
         if self.kind == "upper":
-            if d_grid[-1] > delta:
+            if not meets(last):
                 return math.inf
-            t = int(np.argmax(d_grid <= delta))  # first grid point that satisfies the target
-            if t == 0:
+            if meets(0):
                 return 0.0
-            lo, hi = grid[t - 1], grid[t]
         else:
-            above = np.flatnonzero(d_grid > delta)
-            if above.size == 0:
+            if meets(0):  # even δ_lower(0) ≤ δ: no ε > 0 is certified to exceed it
                 return 0.0
-            t = int(above[-1])
-            if t == grid.size - 1:
+            if not meets(last):
                 return float(grid[-1])
-            lo, hi = grid[t], grid[t + 1]
+        bad, good = 0, last
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            bad, good = (bad, mid) if meets(mid) else (mid, good)
+        lo, hi = grid[bad], grid[good]
         # on (lo, hi) the set {l > ε} is fixed and, without a tilt, the certified δ is affine in
         # w = e^{ε − l_j}: solve it from two evaluations, then make sure of the safe side
         j = np.searchsorted(l_pos, hi, side="left")
