@@ -117,3 +117,19 @@ def test_plot_composition(tmp_path, capsys):
     by = {(c["scheme"], c["accountant"]): c["epsilon"] for c in d["curves"]}
     for s in ("poisson", "wor"):
         assert all(r >= p - 1e-9 for p, r in zip(by[(s, "pld")], by[(s, "rdp")], strict=True))
+
+
+def test_progress_on_a_terminal_only(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    assert main(["epsilon", *G, *P, "--steps", "100", "--delta", "1e-5"]) == 0
+    err = capsys.readouterr().err
+    assert "computing epsilon" in err
+    assert main(["epsilon", *G, *P, "--steps", "100", "--delta", "1e-5", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and json.loads(out)["epsilon"] > 0
+
+
+def test_absurd_grid_is_refused_quickly(capsys):
+    line = run_error(["epsilon", *G, *P, "--steps", "100000", "--delta", "1e-5",
+                      "--grid-step", "1e-9"], capsys)
+    assert "grid points" in line

@@ -48,9 +48,10 @@ from .discretize import lower_masses, upper_masses
 
 __all__ = ["ComposedPLD", "StepPLD", "compose"]
 
-#: Largest FFT length (2^24 points: 128 MB per double and 256 MB per extended real array; well
-#: under 1 GB peak in total).
-MAX_FFT = 2**24
+#: Largest FFT length: 2^23 points, 64 MB per real and 128 MB per complex double array; with
+#: the dozen work arrays of a composition (and an extended-precision FFT in the worst case) the
+#: peak stays under 1 GB.
+MAX_FFT = 2**23
 #: λ grid of the Chernoff window bounds (every λ gives a valid bound; the best one is used).
 _LAMBDAS = np.geomspace(1e-3, 1e4, 36)
 #: Extended precision for the forward transforms and the powering, where the platform has it.
