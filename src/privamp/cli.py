@@ -128,7 +128,16 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The command module of each top-level command, so that running one command imports only its
+#: module (start-up time matters for a command-line tool); commands not listed here, ``plot``
+#: and ``--help`` register every module.
+_MODULE_OF = {"epsilon": "_cli_accounting", "delta": "_cli_accounting",
+              "calibrate": "_cli_accounting", "rdp": "_cli_rdp", "mixing": "_cli_post",
+              "iteration": "_cli_post", "ou": "_cli_post"}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``argv``, only the command module it invokes is loaded."""
     parser = Parser(prog="privamp",
                      description="Privacy amplification and privacy accounting.")
     parser.add_argument("--version", action="version", version=f"privamp {__version__}")
@@ -154,7 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
     pprof.set_defaults(func=_cmd_plot_profile)
 
     # feature areas add their own commands (see _cli_common for the shared contract)
-    for module in _command_modules():
+    command = next((a for a in (argv or []) if not a.startswith("-")), None)
+    if command == "profile":
+        modules = []
+    elif command in _MODULE_OF:
+        import importlib
+
+        modules = [importlib.import_module(f"{__package__}.{_MODULE_OF[command]}")]
+    else:
+        modules = _command_modules()
+    for module in modules:
         module.register(sub, plot_sub)
     return parser
 
@@ -168,7 +186,7 @@ def _command_modules():
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``privamp`` console script; returns the exit status."""
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
         return args.func(args)
