@@ -27,6 +27,7 @@ confusions of other libraries are ruled out.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,10 +39,26 @@ from .relations import NeighbouringRelation
 from .results import Bracket
 from .sampling.schemes import SamplingScheme
 
-__all__ = ["BACKENDS", "Accountant", "Event"]
+__all__ = ["BACKENDS", "Accountant", "Backend", "Event"]
 
-#: The accountant backends.
-BACKENDS = ("pld", "rdp", "fourier")
+
+class Backend(enum.StrEnum):
+    """How an :class:`Accountant` composes: ``pld`` (certified bracket), ``rdp`` (upper bound
+    only), ``fourier`` (Koskela et al., for comparison). Plain strings are accepted too."""
+
+    PLD = "pld"
+    RDP = "rdp"
+    FOURIER = "fourier"
+
+    @classmethod
+    def parse(cls, value: Backend | str) -> Backend:
+        if isinstance(value, cls):
+            return value
+        return cls(check_choice("backend", value, [b.value for b in cls]))
+
+
+#: The accountant backends (their names).
+BACKENDS = tuple(b.value for b in Backend)
 
 
 @dataclass(frozen=True)
@@ -70,7 +87,7 @@ class Accountant:
 
     Parameters
     ----------
-    backend : {"pld", "rdp", "fourier"}
+    backend : Backend or {"pld", "rdp", "fourier"}
     eps_error : float, optional
         ``pld``: target width of the ε bracket (default 0.1 % of ε).
     delta_error : float, optional
@@ -84,10 +101,10 @@ class Accountant:
         ``rdp``: the grid of Rényi orders (default :data:`~privamp.rdp.DEFAULT_ORDERS`).
     """
 
-    def __init__(self, backend: str = "pld", *, eps_error: float | None = None,
+    def __init__(self, backend: Backend | str = "pld", *, eps_error: float | None = None,
                  delta_error: float | None = None, grid_step: float | None = None,
                  upper_error: float | None = None, orders: Any = None):
-        self.backend = check_choice("backend", backend, BACKENDS)
+        self.backend = Backend.parse(backend).value
         self.upper_error = None if upper_error is None else check_real("upper_error",
                                                                        upper_error, "(0, inf)")
         self.eps_error = None if eps_error is None else check_real("eps_error", eps_error,
