@@ -11,13 +11,25 @@ curves in both) are two candidate worst cases, and the profile is their maximum.
 
 **Grid spacing from the accuracy asked for.** Connect-the-dots (the upper side) spreads each
 step's loss over a grid cell, which adds about h²/6 of variance per step without moving the mean;
-the optimistic side loses about twice that. For a composed loss of variance V the derivative of
-ε(δ) in V is about z/(2√V) + 1/2 (Gaussian approximation, z = Φ^{-1}(1 − δ)), so the upper side is
-off by about ``T h²/6 · (z/(2√V) + 1/2)``. The spacing of the upper side is chosen to make that
-estimate ``upper_error`` (default 1e-5 relative) and the spacing of the lower side to make the
-bracket width ``eps_error`` (default 1e-3 relative). The estimates only choose the grids: the
-reported bracket is certified whatever they say, and the lower side is refined (halving its
-spacing, at most twice) when the certified width misses the target.
+the optimistic side loses about twice that. Added variance ΔV moves the composed log-MGF by about
+λ²ΔV/2 at the Chernoff tilt λ of the target, hence ε by about ``ΔV (1 + λ)/2`` (for a Gaussian
+loss λ = z/√V and this is the exact derivative ``1/2 + z/(2√V)``), so the upper side is off by
+about ``T h²/6 · (1 + λ)/2``. The spacing of the upper side is chosen to make that estimate
+``upper_error`` (default 1e-5 relative) and the spacing of the lower side to make the bracket
+width ``eps_error`` (default 1e-3 relative). The estimates only choose the grids: the reported
+bracket is certified whatever they say, and the lower side is refined (halving its spacing, at
+most twice) when the certified width misses the target. For δ(ε) queries a relative error r in
+δ is about r/λ in ε.
+
+**Orientation screening.** With two orientations, the one whose Chernoff estimate of ε is larger
+is composed on the fine grid and the other screened on an 8× coarser one (a coarser upper side
+is still an upper bound); it is refined only if its screen exceeds the fine value. When the two
+estimates are within 2 %, both are screened first. The lower side is computed only for the
+orientation that decides the upper end (any valid lower bound of one orientation is a lower
+bound of the maximum).
+
+**Tiny δ.** Below δ = 1e-9 the compositions are exponentially tilted by the Chernoff-optimal λ
+(see :func:`~privamp.pld.distribution.compose`), and the tail budgets shrink with δ.
 
 **Tails of each step.** The range of each step's grid is chosen so that the P-mass beyond it is at
 most a tail budget: on the right ``f(e^ε) ≤ budget`` (the upper side turns the rest into mass at
