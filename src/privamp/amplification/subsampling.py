@@ -216,6 +216,22 @@ class AmplifiedProfile(PrivacyProfile):
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
         return self._log_sum(eps)
 
+    def _mgf_tail(self, s, start):
+        """``∫_T^∞ e^{sε'} δ'(ε') dε' ≤ Σ_k w_k ∫_{ε(T)}^∞ e^{sε} δ_k(ε) dε``: with
+        ``ε = log(1 + (e^{ε'} − 1)/η)`` one has ε' ≤ ε and dε'/dε ≤ 1, so each term is bounded by
+        the group profile's own tail; ``None`` when a group profile has no tail bound or the
+        multiplicity law has mass beyond its exact support (whose δ would count as 1)."""
+        if self.multiplicity.log_tail > -math.inf:
+            return None
+        base_start = float(np.atleast_1d(deamplify_eps(start, self.eta))[0])
+        total = 0.0
+        for lw, grp in zip(self._log_w, self._groups, strict=True):
+            tail = grp._mgf_tail(s, base_start)
+            if tail is None:
+                return None
+            total += math.exp(lw) * tail
+        return total * (1 + 16 * ULP) if math.isfinite(total) else math.inf
+
     @property
     def pure_epsilon(self) -> float:
         k_max = self.multiplicity.max_multiplicity

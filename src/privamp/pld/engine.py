@@ -17,8 +17,9 @@ loss λ = z/√V and this is the exact derivative ``1/2 + z/(2√V)``), so the u
 about ``T h²/6 · (1 + λ)/2``. The spacing of the upper side is chosen to make that estimate
 ``upper_error`` (default 1e-5 relative) and the spacing of the lower side to make the bracket
 width ``eps_error`` (default 1e-3 relative). The estimates only choose the grids: the reported
-bracket is certified whatever they say, and the lower side is refined (halving its spacing, at
-most twice) when the certified width misses the target. For δ(ε) queries a relative error r in
+bracket is certified whatever they say, and the lower side is refined (up to three times,
+shrinking its spacing in proportion to the missed width) when the certified width misses the
+target. For δ(ε) queries a relative error r in
 δ is about r/λ in ε.
 
 **Orientation screening.** With two orientations, the one whose Chernoff estimate of ε is larger
@@ -60,7 +61,7 @@ __all__ = ["PldEvent", "PldResult", "pld_delta", "pld_epsilon"]
 
 #: Every step grid has at least this many points (so that single steps are resolved too).
 _MIN_POINTS = 2000
-_MAX_REFINE = 2
+_MAX_REFINE = 3
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,13 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
     return compose(steps, tail_tol=tail, tilt=tilt)
 
 
+def _refined(h: float, width: float, target: float) -> float:
+    """The next lower-side spacing after a bracket ``width`` missed ``target``: the width shrinks
+    like h² when the curve is smooth but only like h at kinks off the grid, so assume the latter
+    (at least halving, at most a factor 50 at once)."""
+    return h * min(max(0.8 * target / max(width, 1e-300), 0.02), 0.5)
+
+
 def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) -> None:
     # the composed window is about mean ± 10√V plus the step range; a step grid is its range / h
     span = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
@@ -410,7 +418,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             sizes[f"lower/{worst}"] = comp.fft_size
             if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
                 break
-            h = max(h / 2, h_u / 2)
+            h = _refined(h, upper - low, target_w)
             try:
                 _check_size(ranges_by_set, h, total, var, mean)
             except NumericalError:
@@ -479,7 +487,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         sizes[f"lower/{worst}"] = comp.fft_size
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:
             break
-        h = max(h / 2, h_u / 2)
+        h = _refined(h, upper - lower, rel * upper)
         try:
             _check_size(ranges_by_set, h, total, var, mean)
         except NumericalError:
