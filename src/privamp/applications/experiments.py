@@ -137,12 +137,19 @@ def make_scheme(kind: str, *, n: int, m: int, b: int | None = None,
     return cls(n, b, m)
 
 
-def _noise_kwargs(step_epsilon, target_epsilon, step_delta):
-    if (step_epsilon is None) == (target_epsilon is None):
-        raise InvalidParameterError("step_epsilon", "given, or replaced by target_epsilon "
-                                    "(exactly one of the two)", step_epsilon)
+def _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, step_delta, paper):
+    """How the noise is chosen: the per-step ε' (the paper's value ``paper`` when nothing is
+    given), a target ε for the whole run, or a noise multiplier — exactly one."""
+    given = [v is not None for v in (step_epsilon, target_epsilon, noise_multiplier)]
+    if not any(given):
+        step_epsilon = paper
+    elif sum(given) != 1:
+        raise InvalidParameterError("step_epsilon", "given, or replaced by exactly one of "
+                                    "target_epsilon, noise_multiplier", step_epsilon)
     if target_epsilon is not None:
         return {"target_epsilon": target_epsilon}
+    if noise_multiplier is not None:
+        return {"noise_multiplier": noise_multiplier}
     return {"step_epsilon": step_epsilon, "step_delta": step_delta}
 
 
@@ -163,7 +170,8 @@ def _tick(progress: Progress, done: int, total: int, label: str) -> None:
 
 def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: int = 50,
                          replicates: int = 500, repeats: int = 200,
-                         step_epsilon: float | None = 0.1, target_epsilon: float | None = None,
+                         step_epsilon: float | None = None, target_epsilon: float | None = None,
+                         noise_multiplier: float | None = None,
                          delta: float | None = None, bounds: tuple[float, float] = (-4.0, 4.0),
                          relation: str | None = None, confidence: float = 0.95, seed: int = 0,
                          progress: Progress = None) -> dict[str, Any]:
@@ -180,8 +188,8 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
     repeats = check_int("repeats", repeats, "[2, inf)")
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
     sch = make_scheme(scheme, n=n, m=m, b=b)
-    boot = DpBootstrap(sch, replicates, bounds, delta=delta, relation=relation,
-                       **_noise_kwargs(step_epsilon, target_epsilon, delta))
+    noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.1)
+    boot = DpBootstrap(sch, replicates, bounds, delta=delta, relation=relation, **noise)
     rng = np.random.default_rng(seed)
     base = Poisson(m / n)
     means, variances, cover_mean, cover_var = [], [], 0, 0
@@ -224,17 +232,22 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
                      "variance": stats(base_vars, 1.0)},
         "parameters": {"n": n, "m": m, "b": b if sch.kind.startswith("must") else None,
                        "replicates": replicates, "repeats": repeats,
-                       "step_epsilon": step_epsilon, "target_epsilon": target_epsilon,
+                       "step_epsilon": noise.get("step_epsilon"),
+                       "target_epsilon": target_epsilon, "noise_multiplier": noise_multiplier,
                        "bounds": list(bounds), "seed": seed},
     }
 
 
 def _privacy_fields(st) -> dict[str, Any]:
+    """The statement's fields (its ``sensitivity`` as ``per_copy_sensitivity``: the logistic
+    experiment's "sensitivity" is the classifier's recall, as in the paper's Table 8)."""
     d = st.as_dict()
-    return {k: d[k] for k in ("epsilon", "epsilon_lower", "delta", "relation", "base_relation",
-                              "steps", "sensitivity", "noise_choice", "sampling", "accountant")
-            } | ({"step_epsilon": d["step_epsilon"], "step_delta": d["step_delta"]}
-                 if "step_epsilon" in d else {})
+    out = {k: d[k] for k in ("epsilon", "epsilon_lower", "delta", "relation", "base_relation",
+                             "steps", "noise_choice", "sampling", "accountant")}
+    out["per_copy_sensitivity"] = d["sensitivity"]
+    if "step_epsilon" in d:
+        out["step_epsilon"], out["step_delta"] = d["step_epsilon"], d["step_delta"]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,7 +257,8 @@ def _privacy_fields(st) -> dict[str, Any]:
 
 def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: int = 100,
                       steps: int = 200, clip_norm: float = 3.0, learning_rate: float = 0.04,
-                      step_epsilon: float | None = 0.01, target_epsilon: float | None = None,
+                      step_epsilon: float | None = None, target_epsilon: float | None = None,
+                      noise_multiplier: float | None = None,
                       delta: float | None = None, repeats: int = 200,
                       coefficients: Sequence[float] = (1.0, 0.5, 0.2),
                       initial_weights: Sequence[float] = (-1.0, -1.0, -1.0),
@@ -262,9 +276,9 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
     beta = np.asarray(coefficients, dtype=float)
     sch = make_scheme(scheme, n=n, m=m, b=b)
+    noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.01)
     sgd = DPSGD(LinearRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation,
-                **_noise_kwargs(step_epsilon, target_epsilon, delta))
+                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
     base_scheme = Poisson(m / n)
     rng = np.random.default_rng(seed)
     tail = min(16, steps)
@@ -298,7 +312,8 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
                      "rmse_sd": _summary(base_rmse)["sd"], "coefficients": coef(base_est)},
         "parameters": {"n": n, "b": b if sch.kind.startswith("must") else None, "m": m,
                        "steps": steps, "clip_norm": clip_norm, "learning_rate": learning_rate,
-                       "step_epsilon": step_epsilon, "target_epsilon": target_epsilon,
+                       "step_epsilon": noise.get("step_epsilon"),
+                       "target_epsilon": target_epsilon, "noise_multiplier": noise_multiplier,
                        "repeats": repeats, "coefficients": beta.tolist(), "seed": seed},
     }
 
@@ -382,8 +397,9 @@ def classification_metrics(labels: np.ndarray, scores: np.ndarray) -> dict[str, 
 
 def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, m: int = 300,
                         steps: int = 1000, clip_norm: float = 3.0, learning_rate: float = 0.01,
-                        step_epsilon: float | None = 0.0005,
-                        target_epsilon: float | None = None, delta: float | None = None,
+                        step_epsilon: float | None = None,
+                        target_epsilon: float | None = None,
+                        noise_multiplier: float | None = None, delta: float | None = None,
                         repeats: int = 5, include_label: bool = False,
                         relation: str | None = None, seed: int = 0,
                         progress: Progress = None) -> dict[str, Any]:
@@ -409,9 +425,9 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     X_test, y_test = X_all[n_train:], labels[n_train:]
     delta = 1.0 / n_train if delta is None else check_real("delta", delta, "(0, 1)")
     sch = make_scheme(scheme, n=n_train, m=m, b=b)
+    noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.0005)
     sgd = DPSGD(LogisticRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation,
-                **_noise_kwargs(step_epsilon, target_epsilon, delta))
+                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
     rng = np.random.default_rng(seed)
     w0 = np.ones(X.shape[1])
     model = LogisticRegression()
