@@ -316,7 +316,7 @@ def _cmd_efficiency(args: argparse.Namespace) -> int:
             paper = row.get("paper")
 
             def cell(value, key, paper=paper):
-                return value if paper is None else f"{value} [{paper[key]}]"
+                return str(value) if paper is None else f"{value} [{paper[key]}]"
 
             pct = row.get("percent_vs_wor")
             rows.append([kind, cell(row["min"], "min"), cell(f"{row['mean']:.2f}", "mean"),
