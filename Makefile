@@ -1,6 +1,6 @@
 # privamp — two commands do all the set-up (see README.md):
 #   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
-#   make test   create .venv/ if missing, install privamp (+ test extras), run ruff and pytest
+#   make test   create .venv/ if missing, install privamp (+ test, plots, torch), run ruff and pytest
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,8 +16,10 @@ $(VENV)/.installed-plots: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[plots]'
 	touch $@
 
+# the test stamp also installs plots and torch (the CPU build, pinned in pyproject.toml) so that
+# the DataLoader tests of the torch batch sampler run in CI
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,plots,torch]'
 	touch $@
 
 demo: $(VENV)/.installed-plots

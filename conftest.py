@@ -1,0 +1,7 @@
+"""Root pytest configuration: skip collecting modules whose optional extra is not installed."""
+
+import importlib.util
+
+collect_ignore = []
+if importlib.util.find_spec("torch") is None:  # the `torch` extra (see pyproject.toml)
+    collect_ignore.append("src/privamp/applications/torch_sampler.py")
