@@ -145,7 +145,8 @@ class Panel:
 
     ``quadrants=True`` shades the four regions of an aligned privacy profile (MUST Figure 3:
     x = ε'/ε against 1, y = δ' − δ against 0). ``hlines``/``vlines`` are reference lines
-    ``(value, label)``; ``text`` is a note drawn in the panel's corner.
+    ``(value, label)``; ``text`` is a note drawn in the panel's corner. ``legend`` is a
+    matplotlib location or ``"outside"`` (right of the axes).
     """
 
     title: str
@@ -266,7 +267,11 @@ def draw_panel(ax, panel: Panel) -> None:
                 bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.8,
                       "edgecolor": "0.8"})
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(frameon=False, fontsize="small", loc=panel.legend)
+        if panel.legend == "outside":  # to the right of the axes (many curves)
+            ax.legend(frameon=False, fontsize="small", loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0))
+        else:
+            ax.legend(frameon=False, fontsize="small", loc=panel.legend)
 
 
 def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
