@@ -162,6 +162,7 @@ class Panel:
     quadrants: bool = False
     text: str | None = None
     legend: str = "best"
+    linthresh: float = 1e-3
 
 
 _QUADRANTS = (  # (x-range, y-range, label, colour) of MUST Figure 3
@@ -245,10 +246,11 @@ def draw_panel(ax, panel: Panel) -> None:
         ax.axhline(value, color="0.35", linestyle=":", linewidth=1.0, label=label or None)
     for value, label in panel.vlines:
         ax.axvline(value, color="0.35", linestyle=":", linewidth=1.0, label=label or None)
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
+    for axis, scale in (("x", panel.xscale), ("y", panel.yscale)):
+        if scale == "symlog":
+            getattr(ax, f"set_{axis}scale")("symlog", linthresh=panel.linthresh)
+        elif scale == "log":
+            getattr(ax, f"set_{axis}scale")("log")
     if panel.xlim is not None:
         ax.set_xlim(*panel.xlim)
     if panel.ylim is not None:
