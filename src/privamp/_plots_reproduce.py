@@ -15,7 +15,7 @@ import numpy as np
 
 from .plots import _pyplot, wrap_note
 
-__all__ = ["STATUS_COLOURS", "plot_contours", "plot_surfaces", "plot_table"]
+__all__ = ["STATUS_COLOURS", "plot_contours", "plot_lattice", "plot_surfaces", "plot_table"]
 
 #: Cell colours by comparison status (colour-blind friendly, light enough for black text).
 STATUS_COLOURS = {
@@ -154,4 +154,37 @@ def plot_surfaces(grids: Sequence[dict[str, Any]], *, ncols: int = 2,
         fig.suptitle(suptitle)
     if footnote:
         fig.text(0.01, 0.005, footnote, ha="left", va="bottom", fontsize="small", color="0.25")
+    return fig
+
+
+def plot_lattice(labels: Sequence[str], edges: Sequence[tuple[int, int, str]], *,
+                 title: str, footnote: str | None = None):
+    """A vertical implication diagram: ``labels`` top to bottom, ``edges`` ``(i, j, text)`` an
+    arrow from node i to node j annotated with ``text``. Returns the figure."""
+    plt = _pyplot()
+    n = len(labels)
+    fig_w = 7.5
+    if footnote:
+        footnote = wrap_note(footnote, fig_w)
+    foot_h = 0.2 * (footnote.count("\n") + 1) + 0.2 if footnote else 0.0
+    fig_h = 1.1 + 1.2 * (n - 1) + 0.6 + foot_h
+    fig = plt.figure(figsize=(fig_w, fig_h))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_axis_off()
+    ax.set_xlim(0, fig_w)
+    ax.set_ylim(0, fig_h)
+    ax.text(fig_w / 2, fig_h - 0.25, title, ha="center", va="top", fontsize="large",
+            fontweight="bold")
+    ys = [fig_h - 1.1 - 1.2 * i for i in range(n)]
+    x = fig_w / 2 - 0.8
+    for label, y in zip(labels, ys, strict=True):
+        ax.text(x, y, label, ha="center", va="center", fontsize="large",
+                bbox={"boxstyle": "round,pad=0.5", "facecolor": "#dde6f0", "edgecolor": "0.4"})
+    for i, j, text in edges:
+        ax.annotate("", xy=(x, ys[j] + 0.3), xytext=(x, ys[i] - 0.3),
+                    arrowprops={"arrowstyle": "-|>", "color": "0.2", "linewidth": 1.5})
+        ax.text(x + 0.25, (ys[i] + ys[j]) / 2, f"⇒  verified on {text}", ha="left",
+                va="center", fontsize="small", color="#2ca02c")
+    if footnote:
+        ax.text(0.15, 0.1, footnote, ha="left", va="bottom", fontsize="small", color="0.25")
     return fig
