@@ -18,6 +18,7 @@ from .profiles import PrivacyProfile
 __all__ = [
     "Curve",
     "Panel",
+    "aligned_panel",
     "draw_panel",
     "plot_composition",
     "plot_panels",
@@ -312,3 +313,21 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
         bottom = (0.2 * lines + 0.08) / height
         fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
     return fig
+
+
+def aligned_panel(aligned: dict[str, Any], title: str, *, xlim=None, ylim=None,
+                  legend: str = "lower right") -> Panel:
+    """A panel of aligned privacy profiles (MUST Figure 4): for each label, the curve
+    ``(ε'/ε, δ' − δ)`` of an :class:`~privamp.amplification.tightness.AlignedProfile`, over the
+    shaded regions of Definition 5 (strong, weak type I/II, dilution)."""
+    curves = [Curve(label, a.eps_ratio, a.delta_difference) for label, a in aligned.items()]
+    if ylim is None:
+        top = max(float(np.max(np.abs(a.delta_difference))) for a in aligned.values())
+        ylim = (-1.1 * top, 1.1 * top) if top > 0 else (-1.0, 1.0)
+    if xlim is None:
+        lo = min(float(np.min(a.eps_ratio)) for a in aligned.values())
+        hi = max(float(np.max(a.eps_ratio)) for a in aligned.values())
+        pad = 0.05 * max(hi - lo, 1e-3)
+        xlim = (max(0.0, lo - pad), hi + pad)
+    return Panel(title, "ε'/ε  (amplified over base ε)", "δ'(ε') − δ(ε)", curves, xlim=xlim,
+                 ylim=ylim, quadrants=True, legend=legend)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._validation import check_int
 from ..errors import InvalidParameterError
 from ._registry import ARTIFACTS, PAPERS, STATUSES, Artifact, Cell, Check, Context, Result
 
@@ -116,6 +117,7 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     ``REPRODUCTION.md`` from every manifest in ``out``. ``progress(id, record)`` is called
     before (``record=None``) and after each artifact. Returns the manifests, in order.
     """
+    seed = check_int("seed", seed, "[0, inf)")
     ids: list[str] = []
     for t in targets:
         ids += [i for i in resolve(t) if i not in ids]

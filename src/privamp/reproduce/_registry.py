@@ -197,7 +197,7 @@ class ArtifactRegistry(Mapping):
 
 
 def _natural(key: str) -> tuple:
-    """Sort key: table before figure, then numbers numerically (fig1a < fig5 < figS1)."""
+    """Sort key with numbers compared numerically (fig1a < fig5 < figS1, table2 < table10)."""
     import re
 
     parts = re.split(r"(\d+)", key)

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..amplification.subsampling import amplify, amplify_eps, deamplify_eps
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
-from ..plots import Curve, Panel
+from ..plots import Curve, Panel, aligned_panel
 from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 from . import paper_values as pv
 from ._output import (
@@ -215,13 +215,9 @@ def figure4(ctx: Context) -> Result:
     for i, (kind, ratio) in enumerate(_PANELS):
         aligned = _aligned(ctx, kind, ratio)
         lim = 0.3 if ratio == 1.0 else 0.1
-        curves = [Curve(name, a.eps_ratio, a.delta_difference,
-                        note="MUST.WO is identical to WR (Corollary 6)" if name == "WR" else "")
-                  for name, a in aligned.items()]
-        panels.append(Panel(f"({letters[i]}) {_MECH_LABEL[kind]}, Δ/σ = {ratio:g}",
-                            "ε'/ε  (amplified over base ε)", "δ'(ε') − δ(ε)", curves,
-                            xlim=(0.2, 0.9), ylim=(-lim, lim), quadrants=True,
-                            legend="lower right"))
+        panels.append(aligned_panel(aligned, f"({letters[i]}) {_MECH_LABEL[kind]}, "
+                                             f"Δ/σ = {ratio:g}", xlim=(0.2, 0.9),
+                                    ylim=(-lim, lim)))
         for name, a in aligned.items():
             class_rows.append([kind, ratio, name] + [a.fraction(c) for c in
                                                       ("strong", "weak-I", "weak-II",

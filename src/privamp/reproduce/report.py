@@ -16,7 +16,7 @@ from pathlib import Path
 from ._registry import ARTIFACTS, PAPERS, STATUSES
 from .paper_values import ERRATA
 
-__all__ = ["DIAGRAMS", "PENDING", "write_report"]
+__all__ = ["DIAGRAMS", "PENDING", "agreement_summary", "checks_summary", "write_report"]
 
 #: Tables and figures that need the applications (DP-SGD, bootstrap, ``privamp experiment``):
 #: (artifact id they will have, paper, label, what). An entry disappears from the report's
@@ -53,16 +53,28 @@ _STATUS_WORDS = {
 }
 
 
-def _agreement(record: dict) -> str:
+def agreement_summary(record: dict) -> str:
+    """One line: the printed values compared (by status), or the checks when the paper prints
+    no numbers for the artifact."""
     counts = record.get("comparison", {})
     if not counts:
-        checks = record.get("checks", [])
-        held = sum(1 for c in checks if c["holds"])
-        return f"no printed numbers; {held}/{len(checks)} checks hold" if checks else \
-            "no printed numbers"
+        return "no printed numbers; " + checks_summary(record)
     total = sum(counts.values())
     parts = [f"{counts[s]} {_STATUS_WORDS[s]}" for s in STATUSES if counts.get(s)]
     return f"{total} cells: " + ", ".join(parts)
+
+
+def checks_summary(record: dict) -> str:
+    """``"n/n hold"``, or how many of the paper's claims our numbers contradict."""
+    checks = record.get("checks", [])
+    if not checks:
+        return "no checks"
+    held = sum(1 for c in checks if c["holds"])
+    if held == len(checks):
+        return f"{held}/{len(checks)} checks hold"
+    bad = len(checks) - held
+    return (f"{held}/{len(checks)} checks hold, {bad} contradict{'s' if bad == 1 else ''} the "
+            "paper (errata)")
 
 
 def _md_escape(text: str) -> str:
@@ -117,15 +129,34 @@ def write_report(folder: str | Path) -> Path:
         lines += ["**Quick mode**: Monte-Carlo repetitions, grids and FFT sizes are reduced "
                   "(each artifact's notes say how); run without `--quick` for the full "
                   "versions.", ""]
+    cells = {st: sum(r.get("comparison", {}).get(st, 0) for r in records) for st in STATUSES}
+    new_errata = sorted({e for r in records for e in r.get("errata", [])
+                         if ERRATA[e][3].startswith("found by privamp")})
+    failed = [(r["id"], c) for r in records for c in r.get("checks", []) if not c["holds"]]
+    if records:
+        n_tab = sum(1 for r in records if r["kind"] == "table")
+        lines += [
+            "## Overview", "",
+            f"- {n_tab} tables and {len(records) - n_tab} figures regenerated; "
+            f"{sum(cells.values())} printed values compared: "
+            + ", ".join(f"{cells[s]} {_STATUS_WORDS[s]}" for s in STATUSES if cells[s]) + ".",
+            f"- {sum(len(r.get('checks', [])) for r in records)} checks of the papers' claims "
+            f"and of properties of the figures; {len(failed)} do not hold, each a claim of a "
+            "paper that the numbers contradict (listed with its erratum below).",
+            "- Errata found by privamp (not in the catalogue): "
+            + (", ".join(new_errata) if new_errata else "none") + ".",
+            "",
+        ]
     lines += ["## Summary", "",
-              "| artifact | paper | table/figure | agreement with the paper | checks | time |",
-              "|---|---|---|---|---|---|"]
+              "| artifact | paper | table/figure | printed values vs ours | checks | errata | "
+              "time |",
+              "|---|---|---|---|---|---|---|"]
     for r in records:
-        checks = r.get("checks", [])
-        held = sum(1 for c in checks if c["holds"])
+        counts = r.get("comparison", {})
+        printed = agreement_summary(r) if counts else "— (none printed)"
         lines.append(f"| [{r['id']}](#{r['id']}) | {r['paper']} | {_md_escape(r['label'])} | "
-                     f"{_md_escape(_agreement(r))} | {held}/{len(checks)} | "
-                     f"{r['seconds']:.1f} s |")
+                     f"{_md_escape(printed)} | {checks_summary(r)} | "
+                     f"{', '.join(r.get('errata', [])) or '—'} | {r['seconds']:.1f} s |")
     lines.append("")
     errata_seen: list[str] = []
     for paper, title in PAPERS.items():
@@ -168,7 +199,7 @@ def _section(r: dict) -> list[str]:
     if r.get("chosen"):
         out += ["*Chosen here (the paper does not give them):* "
                 + "; ".join(f"{k} — {v}" for k, v in r["chosen"].items()) + ".", ""]
-    out += [f"*Agreement with the paper:* {_agreement(r)}.", ""]
+    out += [f"*Agreement with the paper:* {agreement_summary(r)}.", ""]
     diffs = r.get("differences", [])
     if diffs:
         shown = diffs[:12]
@@ -188,7 +219,7 @@ def _section(r: dict) -> list[str]:
         out.append("*Checks:*")
         out.append("")
         for c in r["checks"]:
-            mark = "✓" if c["holds"] else "✗"
+            mark = "✓" if c["holds"] else "✗ (contradicts the paper)"
             detail = f" ({c['detail']})" if c.get("detail") else ""
             out.append(f"- {mark} {c['claim']}{detail}")
         out.append("")
