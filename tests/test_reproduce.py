@@ -265,7 +265,7 @@ def test_compare_printed_statuses():
     assert compare_printed(0.0, "0") == ("agrees", "")
     assert compare_printed(1e-300, "0")[0] == "disagrees"
     assert compare_printed(0.0386, "0.038")[0] == "rounding"
-    assert compare_printed(0.0395, "0.038")[0] == "disagrees"
+    assert compare_printed(0.0396, "0.038")[0] == "disagrees"
     assert compare_printed(0.05, "0.038", erratum="X-1") == ("erratum", "X-1")
     assert compare_printed(79.0, "76", tolerance=4.0)[0] == "monte-carlo"
     assert compare_printed(76.2, "76", tolerance=4.0)[0] == "agrees"
