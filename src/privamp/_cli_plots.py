@@ -81,6 +81,16 @@ def register(sub, plot_sub) -> None:
     pd.set_defaults(func=_cmd_plot_delta)
 
 
+def _short(mech) -> str:
+    """A short description of a mechanism for a plot title."""
+    d = describe_mechanism(mech)
+    if d["name"] == "gaussian":
+        return f"Gaussian mechanism σ = {num(d['sigma'])}, Δ = {num(d['sensitivity'])}"
+    if d["name"] == "laplace":
+        return f"Laplace mechanism b = {num(d['scale'])}, Δ = {num(d['sensitivity'])}"
+    return f"randomized response p = {num(d['p'])}"
+
+
 def _eps_grid(args, low: str) -> np.ndarray:
     lo = check_real("eps_min", args.eps_min, low)
     hi = check_real("eps_max", args.eps_max, "(0, inf)")
@@ -110,11 +120,9 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
                      "eta": float(scheme.eta),
                      **{k: a.fraction(k) for k in ("strong", "weak-I", "weak-II",
                                                    "dilution")}})
-    desc = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
-                     for k, v in describe_mechanism(mech).items() if k not in ("relation",))
     sizes = f"n={args.n}, m={args.m}" + (f", b={b}" if any(s.startswith("must")
                                                           for s in args.schemes) else "")
-    fig = plot_panels([aligned_panel(aligned, f"Aligned privacy profiles: {desc}")],
+    fig = plot_panels([aligned_panel(aligned, f"Aligned privacy profiles: {_short(mech)}")],
                       panel_size=(8.0, 5.4),
                       footnote=f"{sizes}; base ε = {num(eps[0])} … {num(eps[-1])} "
                                f"({eps.size} points); group privacy: "
@@ -165,10 +173,8 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
     progress.done()
     samp = describe_scheme(scheme)
     sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
-    mdesc = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
-                      for k, v in describe_mechanism(mech).items() if k != "relation")
-    title = f"δ(ε) of the composition: {mdesc} on {samp['scheme']}" + \
-        (f"({sdesc})" if sdesc else "")
+    title = f"δ(ε) after composition: {_short(mech)}" + \
+        (f", {samp['scheme']}({sdesc})" if scheme is not None else "")
     fig = plot_panels([Panel(title, "ε", "δ(ε)", curves, yscale="log", legend="lower left")],
                       panel_size=(8.0, 5.2),
                       footnote=f"{args.accountant} accountant, {outer.value} relation; "

@@ -193,7 +193,7 @@ def _draw_quadrants(ax) -> None:
             continue
         ax.axvspan(lo_x, hi_x, ymin=(lo_y - y0) / (y1 - y0), ymax=(hi_y - y0) / (y1 - y0),
                    color=colour, alpha=0.08, linewidth=0, zorder=0)
-        left = xb <= 1.0  # ε'/ε < 1: label on the left edge, else on the right edge
+        left = label == "weak, type I"  # the other labels go to the right edge
         top = ya >= 0.0   # δ' − δ > 0: label at the top, else at the bottom
         ax.text(lo_x + pad_x if left else hi_x - pad_x, hi_y - pad_y if top else lo_y + pad_y,
                 label, color=colour, fontsize="small", ha="left" if left else "right",
@@ -316,7 +316,7 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
 
 
 def aligned_panel(aligned: dict[str, Any], title: str, *, xlim=None, ylim=None,
-                  legend: str = "lower right") -> Panel:
+                  legend: str = "upper right") -> Panel:
     """A panel of aligned privacy profiles (MUST Figure 4): for each label, the curve
     ``(ε'/ε, δ' − δ)`` of an :class:`~privamp.amplification.tightness.AlignedProfile`, over the
     shaded regions of Definition 5 (strong, weak type I/II, dilution)."""

@@ -904,9 +904,7 @@ def table4(ctx: Context) -> Result:
                                 values)
         cells += row_cells
         png_rows.append((label, [f"{mu['eps']:.4f}", f"{mu['sigma']:.4f}", f"{var['sigma']:.4f}",
-                                 _printed_delta(mu["delta_prime"]) if mu["delta_prime"] >= 1e-3
-                                 else f"{mu['delta_prime']:.3g}",
-                                 f"{mu['delta_prime_exact']:.3g}"],
+                                 f"{mu['delta_prime']:.3g}", f"{mu['delta_prime_exact']:.3g}"],
                          [None] + [c.status for c in row_cells] + [None]))
         csv_rows.append([label, mu["eta"], mu["eps"], mu["sigma"], var["sigma"],
                          mu["delta_prime"], mu["delta_prime_exact"], mu["eq9_valid"],
