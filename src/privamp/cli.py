@@ -133,7 +133,7 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
 #: and ``--help`` register every module.
 _MODULE_OF = {"epsilon": "_cli_accounting", "delta": "_cli_accounting",
               "calibrate": "_cli_accounting", "rdp": "_cli_rdp", "mixing": "_cli_post",
-              "iteration": "_cli_post", "ou": "_cli_post"}
+              "iteration": "_cli_post", "ou": "_cli_post", "reproduce": "_cli_reproduce"}
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
