@@ -1,8 +1,9 @@
 """MUST (Zhao & Liu 2023) Table 3: privacy amplification of Laplace and Gaussian mechanisms under
 WOR, WR, MUST.OW and MUST.WW (n = 1000, m = 400, b = 500), all 96 cells.
 
-Printed values are copied from the paper as the catalogue transcribes them
-(../shared/spec/catalog-mixing-diffusion-must.md §2.7). Every printed cell reproduces to its
+Printed values are the paper's as the catalogue transcribes them
+(../shared/spec/catalog-mixing-diffusion-must.md §2.7), kept in privamp.reproduce.paper_values
+(shared with ``privamp reproduce must-table3``). Every printed cell reproduces to its
 printed rounding except the Gaussian Δ/σ = 1 MUST.WW row, which the paper printed as a copy of
 the Laplace MUST.WW row (erratum); the correct values (catalogue, mpmath recomputation) are
 asserted instead.
@@ -10,68 +11,23 @@ asserted instead.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
 from privamp import GaussianMechanism, LaplaceMechanism
 from privamp.amplification.subsampling import amplify
+from privamp.reproduce._output import compare_printed
+from privamp.reproduce.paper_values import MUST_TABLE3, MUST_TABLE3_EPS
 from privamp.sampling import MustOW, MustWW, WithoutReplacement, WithReplacement
 
-EPS = [0.05, 0.5, 1.0, 2.0, 3.0, 4.5]
+EPS = list(MUST_TABLE3_EPS)
 N, M, B = 1000, 400, 500
 SCHEMES = {"WOR": WithoutReplacement(N, M), "WR": WithReplacement(N, M),
            "MUST.OW": MustOW(N, B, M), "MUST.WW": MustWW(N, B, M)}
 
-# (mechanism, Δ/σ) -> row -> six printed "(ε, δ)" cells
-PRINTED = {
-    ("laplace", 0.25): {
-        "base": ["0.050, 0.095", "0.500, 0", "1.000, 0", "2.000, 0", "3.000, 0", "4.500, 0"],
-        "WOR": ["0.020, 0.038", "0.231, 0", "0.523, 0", "1.269, 0", "2.156, 0", "3.600, 0"],
-        "WR": ["0.017, 0.039", "0.194, 0.001", "0.449, 7.47e-6", "1.134, 5.65e-11",
-               "1.987, 7.44e-17", "3.413, 1.22e-26"],
-        "MUST.OW": ["0.014, 0.039", "0.164, 0.003", "0.388, 9.18e-5", "1.015, 1.06e-8",
-                    "1.834, 2.18e-13", "3.240, 2.26e-21"],
-        "MUST.WW": ["0.012, 0.039", "0.145, 0.006", "0.346, 6.07e-4", "0.932, 4.05e-6",
-                    "1.722, 1.84e-8", "3.111, 3.44e-12"],
-    },
-    ("gaussian", 0.25): {
-        "base": ["0.050, 0.078", "0.500, 0.003", "1.000, 2.92e-6", "2.000, 5.09e-17",
-                 "3.000, 1.62e-34", "4.500, 1.27e-73"],
-        "WOR": ["0.020, 0.031", "0.231, 0.001", "0.523, 1.17e-6", "1.269, 2.04e-17",
-                "2.156, 6.50e-35", "3.600, 5.06e-74"],
-        "WR": ["0.017, 0.033", "0.194, 0.005", "0.449, 0.001", "1.134, 3.59e-5",
-               "1.987, 2.17e-6", "3.413, 4.64e-8"],
-        "MUST.OW": ["0.014, 0.034", "0.164, 0.008", "0.388, 0.002", "1.015, 1.79e-4",
-                    "1.834, 1.89e-5", "3.240, 8.28e-7"],
-        "MUST.WW": ["0.012, 0.034", "0.145, 0.011", "0.346, 0.004", "0.932, 6.21e-4",
-                    "1.722, 1.31e-4", "3.111, 1.66e-5"],
-    },
-    ("laplace", 1.0): {
-        "base": ["0.050, 0.378", "0.500, 0.221", "1.000, 0", "2.000, 0", "3.000, 0", "4.500, 0"],
-        "WOR": ["0.020, 0.151", "0.231, 0.088", "0.523, 0", "1.269, 0", "2.156, 0", "3.600, 0"],
-        "WR": ["0.017, 0.141", "0.194, 0.093", "0.449, 0.026", "1.134, 0.003",
-               "1.987, 3.17e-4", "3.413, 1.45e-5"],
-        "MUST.OW": ["0.014, 0.132", "0.164, 0.095", "0.388, 0.044", "1.015, 0.010",
-                    "1.834, 0.002", "3.240, 1.83e-4"],
-        "MUST.WW": ["0.012, 0.123", "0.145, 0.094", "0.346, 0.052", "0.932, 0.018",
-                    "1.722, 0.006", "3.111, 0.001"],
-    },
-    ("gaussian", 1.0): {
-        "base": ["0.050, 0.368", "0.500, 0.238", "1.000, 0.127", "2.000, 0.021",
-                 "3.000, 0.002", "4.500, 5.87e-6"],
-        "WOR": ["0.020, 0.147", "0.231, 0.095", "0.523, 0.051", "1.269, 0.008",
-                "2.156, 6.15e-4", "3.600, 2.35e-6"],
-        "WR": ["0.017, 0.142", "0.194, 0.103", "0.449, 0.068", "1.134, 0.029",
-               "1.987, 0.015", "3.413, 0.006"],
-        "MUST.OW": ["0.014, 0.136", "0.164, 0.106", "0.388, 0.079", "1.015, 0.045",
-                    "1.834, 0.028", "3.240, 0.015"],
-        # printed row, a copy of the Laplace Δ/σ = 1 MUST.WW row (erratum)
-        "MUST.WW": ["0.012, 0.123", "0.145, 0.094", "0.346, 0.052", "0.932, 0.018",
-                    "1.722, 0.006", "3.111, 0.001"],
-    },
-}
+# (mechanism, Δ/σ) -> row -> six printed "(ε, δ)" cells: the paper's values, kept once in
+# privamp.reproduce.paper_values (the Gaussian Δ/σ = 1 MUST.WW row is the misprinted copy)
+PRINTED = MUST_TABLE3
 
 # catalogue §2.7 full-precision recomputation (mpmath, 60 digits), 6 significant digits
 EPS_PRIME = {
@@ -125,17 +81,7 @@ def computed(kind, ratio, row):
 
 def matches_printed(value: float, text: str) -> bool:
     """Does ``value`` round to the printed number (decimals, or 3 significant digits)?"""
-    text = text.strip()
-    if text == "0":
-        return value == 0.0
-    m = re.fullmatch(r"([0-9.]+)e(-?\d+)", text)
-    if m:
-        mantissa, exponent = m.groups()
-        digits = len(mantissa.split(".")[1]) if "." in mantissa else 0
-        unit = 10.0 ** (int(exponent) - digits)
-        return abs(value - float(text)) <= 0.5 * unit * (1 + 1e-9)
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    return abs(value - float(text)) <= 0.5 * 10.0**-decimals * (1 + 1e-9)
+    return compare_printed(value, text.strip())[0] == "agrees"
 
 
 CELLS = [(k, r, row, j) for (k, r), rows in PRINTED.items() for row in rows for j in range(6)]

@@ -274,13 +274,8 @@ def _cmd_ou(args: argparse.Namespace) -> int:
 
 def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
     from ._plots_post import plot_ou_mse
-    from .amplification.diffusion import (
-        ou_gaussian_mse,
-        ou_mse_ratio,
-        post_processed_gaussian_mse,
-        theorem8_ratio_bound,
-    )
     from .plots import save_figure
+    from .reproduce.bbgg2019 import theorem8_curves
 
     t_max = check_real("t_max", args.t_max, "(0, inf)")
     check_int("dimension", args.dimension, "[1, inf)")
@@ -288,27 +283,11 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
     radius = check_real("radius", args.radius, "(0, inf)")
     dim = args.dimension
     epsilons = [check_real("rdp_epsilon", e, "(0, inf)") for e in args.rdp_epsilon]
-    ts = np.linspace(t_max / 400, t_max, 400)
-    over_t = []
-    for e in epsilons:
-        p = _theorem8(e, sens, radius, dim)
-        note = "" if p.satisfies_condition() else " (θR² > 4dρ²)"
-        over_t.append((f"ϵ = {e:g}{note}", ts,
-                       np.asarray(ou_mse_ratio(p.theta, p.rho, ts, dim, radius)),
-                       p.ratio_bound))
-    grid = np.geomspace(min(epsilons) / 10, max(epsilons) * 10, 200)
-    at_one = np.empty(grid.size)
-    pgm = np.empty(grid.size)
-    bound = np.empty(grid.size)
-    for j, e in enumerate(grid):
-        p = _theorem8(float(e), sens, radius, dim)
-        at_one[j] = ou_mse_ratio(p.theta, p.rho, 1.0, dim, radius)
-        m = p.mechanism()
-        pgm[j] = post_processed_gaussian_mse(m.equivalent_sigma, dim, radius) / \
-            ou_gaussian_mse(p.theta, p.rho, 1.0, dim)
-        bound[j] = theorem8_ratio_bound(float(e), sens, radius, dim)
+    for e in epsilons:  # reports a bad ϵ as --rdp-epsilon before computing anything
+        _theorem8(e, sens, radius, dim)
+    over_t, at_one = theorem8_curves(epsilons, sens, radius, dim, t_max)
     title = f"Theorem 8: OU vs Gaussian MSE (d={dim}, sensitivity={sens:g}, R={radius:g})"
-    fig = plot_ou_mse(over_t, (grid, at_one, pgm, bound), title=title)
+    fig = plot_ou_mse([c[:4] for c in over_t], at_one, title=title)
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "rdp_epsilon": epsilons, "t_max": t_max})

@@ -9,11 +9,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from .plots import Curve, Panel, plot_panels
 
-from .plots import _pyplot
+__all__ = ["ou_mse_panels", "plot_ou_mse"]
 
-__all__ = ["plot_ou_mse"]
+
+def ou_mse_panels(over_t: Sequence[tuple[str, Any, Any, float]],
+                  at_one: tuple[Any, Any, Any, Any]) -> list[Panel]:
+    """The two panels of the Theorem 8 figure (see :func:`plot_ou_mse` for the data)."""
+    left = [Curve(label, t, ratio, group=label) for label, t, ratio, _ in over_t]
+    left += [Curve(f"{label}: bound at t = 1", [1.0], [bound], kind="points", group=label)
+             for label, _, _, bound in over_t]
+    eps, ratio, pgm, bound = at_one
+    right = [Curve("OU at t = 1", eps, ratio, linewidth=2.4),
+             Curve("post-processed Gaussian", eps, pgm),
+             Curve("(1 + dΔ²/(2ϵR²))⁻¹", eps, bound, style=":", color="k")]
+    return [Panel("ratio over time (dots: Theorem 8 bound at t = 1)", "diffusion time t",
+                  "E_OU / E_GM", left, hlines=[(1.0, "")], vlines=[(1.0, "")],
+                  legend="upper right"),
+            Panel("at t = 1 over ϵ", "RDP slope ϵ (order ↦ order·ϵ)", "MSE / E_GM", right,
+                  xscale="log", legend="upper left")]
 
 
 def plot_ou_mse(
@@ -33,32 +48,7 @@ def plot_ou_mse(
         Over a grid of ϵ: the ratio at t = 1, the post-processed Gaussian's E_PGM/E_GM and the
         Theorem 8 bound.
 
-    Returns the figure.
+    Returns the figure (drawn by :func:`privamp.plots.plot_panels`, the style of every plot).
     """
-    plt = _pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 4.5), layout="constrained")
-    for label, t, ratio, bound in over_t:
-        (line,) = left.plot(np.asarray(t), np.asarray(ratio), label=label, linewidth=1.8)
-        left.plot([1.0], [bound], marker="o", color=line.get_color())
-    left.axhline(1.0, color="0.5", linestyle=":", linewidth=1.0)
-    left.axvline(1.0, color="0.7", linestyle="--", linewidth=0.8)
-    left.set_xlabel("diffusion time t")
-    left.set_ylabel("E_OU / E_GM")
-    left.set_title("ratio over time (dots: Theorem 8 bound at t = 1)")
-    left.grid(True, alpha=0.3)
-    left.legend(frameon=False)
-
-    eps, ratio, pgm, bound = (np.asarray(a) for a in at_one)
-    right.plot(eps, ratio, label="OU at t = 1", linewidth=2.4)
-    right.plot(eps, pgm, label="post-processed Gaussian", linestyle="--", linewidth=1.6)
-    right.plot(eps, bound, label="(1 + dΔ²/(2ϵR²))⁻¹", linestyle=":", linewidth=1.6,
-               color="k")
-    right.set_xscale("log")
-    right.set_xlabel("RDP slope ϵ (order ↦ order·ϵ)")
-    right.set_ylabel("MSE / E_GM")
-    right.set_title("at t = 1 over ϵ")
-    right.grid(True, which="both", alpha=0.3)
-    right.legend(frameon=False)
-    if title:
-        fig.suptitle(title)
-    return fig
+    return plot_panels(ou_mse_panels(over_t, at_one), ncols=2, panel_size=(5.8, 4.5),
+                       suptitle=title)

@@ -133,7 +133,8 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
 #: and ``--help`` register every module.
 _MODULE_OF = {"epsilon": "_cli_accounting", "delta": "_cli_accounting",
               "calibrate": "_cli_accounting", "rdp": "_cli_rdp", "mixing": "_cli_post",
-              "iteration": "_cli_post", "ou": "_cli_post"}
+              "iteration": "_cli_post", "ou": "_cli_post", "reproduce": "_cli_reproduce",
+              "experiment": "_cli_apps"}
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -179,9 +180,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    from . import _cli_accounting, _cli_apps, _cli_post, _cli_rdp
+    from . import _cli_accounting, _cli_apps, _cli_plots, _cli_post, _cli_rdp, _cli_reproduce
 
-    return [_cli_accounting, _cli_rdp, _cli_post, _cli_apps]
+    return [_cli_accounting, _cli_rdp, _cli_post, _cli_plots, _cli_reproduce, _cli_apps]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,103 @@
+"""``privamp reproduce``: regenerate the tables and figures of the papers.
+
+Thin, like the rest of the command line: parse, call :func:`privamp.reproduce.run`, format. ::
+
+    privamp reproduce list
+    privamp reproduce must-table3 --out reproduction
+    privamp reproduce must2023 --out reproduction           # every artifact of one paper
+    privamp reproduce all --out reproduction [--quick]
+
+Each artifact writes ``<id>.png``, ``<id>.csv`` (and ``<id>-comparison.csv`` for tables) into
+``--out``; ``REPRODUCTION.md`` there summarises every artifact present. ``--json`` prints one
+object: ``{"out", "report", "quick", "seconds", "artifacts": [...]}`` (``list``:
+``{"artifacts": [...], "pending": [...]}``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from ._cli_common import emit_json, register_option_names, table
+
+__all__ = ["register"]
+
+
+def register(sub, plot_sub) -> None:
+    """Add ``reproduce`` to the command parsers."""
+    register_option_names({"artifact": "ARTIFACT", "seed": "--seed"})
+    p = sub.add_parser("reproduce", help="regenerate the papers' tables and figures "
+                                         "(PNG, CSV, comparison with the paper, REPRODUCTION.md)")
+    p.add_argument("artifact", metavar="ARTIFACT",
+                   help="an artifact id (see 'privamp reproduce list'), a paper (bbg2018, "
+                        "wang2019, bbgg2019, must2023), 'all', or 'list'")
+    p.add_argument("--out", default="reproduction",
+                   help="output folder (default ./reproduction)")
+    p.add_argument("--quick", action="store_true",
+                   help="the CI version: fewer Monte-Carlo draws, coarser grids, smaller FFTs")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the Monte-Carlo parts (default 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_reproduce)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from .reproduce import ARTIFACTS
+    from .reproduce.report import PENDING
+
+    arts = [{"id": a.id, "paper": a.paper, "kind": a.kind, "label": a.label, "title": a.title}
+            for a in (ARTIFACTS[k] for k in ARTIFACTS)]
+    pending = [{"id": aid, "paper": paper, "label": label, "what": what,
+                "needs": "the DP-SGD and bootstrap applications"}
+               for aid, paper, label, what in PENDING if aid not in ARTIFACTS]
+    if args.json:
+        emit_json({"artifacts": arts, "pending": pending})
+        return 0
+    print(table(["artifact", "paper", "kind", "table/figure"],
+                [[a["id"], a["paper"], a["kind"], a["label"]] for a in arts]))
+    if pending:
+        print()
+        print("Not yet regenerated (needs the applications): "
+              + ", ".join(f"{p['label']} ({p['id']})" for p in pending))
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from .reproduce import resolve, run
+    from .reproduce.report import agreement_summary
+
+    if args.artifact == "list":
+        return _cmd_list(args)
+    ids = resolve(args.artifact)  # InvalidParameterError (exit 2) for an unknown name
+    tty = sys.stderr.isatty() and not args.json
+    start = time.perf_counter()
+
+    def progress(artifact_id: str, record: dict | None) -> None:
+        if record is None:
+            if tty:
+                sys.stderr.write(f"\r  building {artifact_id:<28.28}")
+                sys.stderr.flush()
+            return
+        if tty:
+            sys.stderr.write("\r" + " " * 40 + "\r")
+        if not args.json:
+            print(f"{artifact_id:<22} {record['seconds']:7.1f} s  {agreement_summary(record)}")
+
+    records = run(ids, args.out, quick=args.quick, seed=args.seed, progress=progress)
+    seconds = time.perf_counter() - start
+    report = f"{args.out.rstrip('/')}/REPRODUCTION.md"
+    if args.json:
+        emit_json({
+            "out": args.out, "report": report, "quick": args.quick, "seed": args.seed,
+            "seconds": round(seconds, 3),
+            "artifacts": [{
+                "id": r["id"], "paper": r["paper"], "kind": r["kind"], "label": r["label"],
+                "seconds": r["seconds"], "files": r["files"], "comparison": r["comparison"],
+                "checks_held": sum(1 for c in r["checks"] if c["holds"]),
+                "checks": len(r["checks"]), "errata": r["errata"]} for r in records],
+        })
+        return 0
+    print(f"wrote {len(records)} artifact(s) to {args.out} in {seconds:.1f} s; summary: "
+          f"{report}")
+    return 0

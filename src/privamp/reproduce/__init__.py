@@ -1,0 +1,143 @@
+"""Regenerate the tables and figures of the five papers privamp implements.
+
+Every artifact (one table or one figure of one paper; :data:`ARTIFACTS`) is computed by the
+library, drawn by :mod:`privamp.plots`, and written to an output folder as
+
+* ``<id>.png`` — the figure (for a table: the table, each cell coloured by its comparison);
+* ``<id>.csv`` — the numbers behind it, at full precision;
+* ``<id>-comparison.csv`` — for tables (and figures whose text prints numbers): the paper's
+  printed value next to ours, cell by cell, with its status (agrees, rounding, Monte Carlo,
+  erratum, not compared, disagrees);
+* ``<id>.json`` — the manifest (parameters, which of them the paper leaves out, checks of the
+  paper's claims, errata, timing), from which ``REPRODUCTION.md`` is generated.
+
+Modules, one per paper: :mod:`~privamp.reproduce.bbg2018` (Balle, Barthe, Gaboardi 2018),
+:mod:`~privamp.reproduce.wang2019` (Wang's slides), :mod:`~privamp.reproduce.bbgg2019` (Balle,
+Barthe, Gaboardi, Geumlek 2019), :mod:`~privamp.reproduce.must2023` (Zhao, Liu 2023). The
+papers' printed values used for the comparisons live in :mod:`~privamp.reproduce.paper_values`,
+and nowhere in the computations.
+
+>>> from privamp.reproduce import ARTIFACTS
+>>> "must-table3" in ARTIFACTS and ARTIFACTS["must-table3"].kind
+'table'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from .._validation import check_int
+from ..errors import InvalidParameterError
+from ._registry import ARTIFACTS, PAPERS, STATUSES, Artifact, Cell, Check, Context, Result
+
+__all__ = [
+    "ARTIFACTS",
+    "PAPERS",
+    "STATUSES",
+    "Artifact",
+    "Cell",
+    "Check",
+    "Context",
+    "Result",
+    "resolve",
+    "run",
+]
+
+
+def resolve(target: str) -> list[str]:
+    """Artifact ids for ``target``: an artifact id, ``"all"``, or a paper key (all of its
+    artifacts). Raises :class:`InvalidParameterError` naming the choices otherwise."""
+    if target == "all":
+        return list(ARTIFACTS)
+    if target in PAPERS:
+        return [k for k in ARTIFACTS if ARTIFACTS[k].paper == target]
+    if target in ARTIFACTS:
+        return [target]
+    raise InvalidParameterError(
+        "artifact", f"an artifact id, a paper ({', '.join(PAPERS)}) or 'all' "
+        "(list them with 'privamp reproduce list')", target)
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [_plain(v) for v in x.tolist()]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def manifest(artifact: Artifact, result: Result, seconds: float, ctx: Context) -> dict:
+    """The JSON record of one built artifact (what ``REPRODUCTION.md`` is generated from)."""
+    return _plain({
+        "id": artifact.id,
+        "paper": artifact.paper,
+        "kind": artifact.kind,
+        "label": artifact.label,
+        "title": artifact.title,
+        "shows": result.shows,
+        "parameters": result.parameters,
+        "chosen": result.chosen,
+        "comparison": result.status_counts(),
+        "differences": [
+            {"row": c.row, "column": c.column, "quantity": c.quantity, "paper": c.paper,
+             "ours": c.ours, "status": c.status, "note": c.note}
+            for c in result.cells if c.status not in ("agrees", "monte-carlo")],
+        "checks": [{"claim": c.claim, "holds": bool(c.holds), "detail": c.detail}
+                   for c in result.checks],
+        "errata": result.errata,
+        "notes": result.notes,
+        "files": result.files,
+        "seconds": round(seconds, 3),
+        "quick": ctx.quick,
+        "seed": ctx.seed,
+        "privamp": __version__,
+    })
+
+
+def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: int = 0,
+        progress: Callable[[str, dict | None], None] | None = None,
+        report: bool = True) -> list[dict]:
+    """Build the artifacts named by ``targets`` (ids, paper keys or ``"all"``) into ``out``.
+
+    Writes each artifact's files and manifest, then (``report=True``) regenerates
+    ``REPRODUCTION.md`` from every manifest in ``out``. ``progress(id, record)`` is called
+    before (``record=None``) and after each artifact. Returns the manifests, in order.
+    """
+    seed = check_int("seed", seed, "[0, inf)")
+    ids: list[str] = []
+    for t in targets:
+        ids += [i for i in resolve(t) if i not in ids]
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    ctx = Context(folder, quick=quick, seed=seed)
+    records = []
+    for artifact_id in ids:
+        artifact = ARTIFACTS[artifact_id]
+        if progress:
+            progress(artifact_id, None)
+        start = time.perf_counter()
+        result = artifact.build(ctx)
+        record = manifest(artifact, result, time.perf_counter() - start, ctx)
+        (folder / f"{artifact_id}.json").write_text(json.dumps(record, indent=1) + "\n")
+        records.append(record)
+        if progress:
+            progress(artifact_id, record)
+    if report:
+        from .report import write_report
+
+        write_report(folder)
+    return records

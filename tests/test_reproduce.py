@@ -1,0 +1,324 @@
+"""``privamp reproduce``: every table and figure of the five papers, regenerated.
+
+One quick run of ``privamp reproduce all --quick`` (the CI version, ~1 minute) feeds the tests:
+each figure file is produced and non-trivial, each table's numbers are checked against the
+paper's printed values cell by cell (every disagreement is a documented erratum), every paper
+claim our numbers contradict is reported as an erratum, and REPRODUCTION.md summarises it all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privamp.cli import main
+from privamp.reproduce import ARTIFACTS, PAPERS, resolve, run
+from privamp.reproduce._output import compare_printed, printed_unit
+from privamp.reproduce.paper_values import ERRATA
+from privamp.reproduce.report import PENDING
+
+matplotlib = pytest.importorskip("matplotlib")
+
+EXPECTED = {
+    "bbg-table1", "bbg-fig1a", "bbg-fig1b", "bbg-fig1c", "bbg-fig1d", "bbg-fig1e",
+    "wang-fig-rdp", "wang-fig-composition", "wang-fig-chi",
+    "bbgg-fig1", "bbgg-fig2", "bbgg-thm8", "bbgg-iteration",
+    "must-table1", "must-table2", "must-table3", "must-table4", "must-table6", "must-table8",
+    "must-table9", "must-table10", "must-fig3", "must-fig4", "must-fig5", "must-figS1",
+    "must-figS2", "must-figS3",
+}
+
+
+@pytest.fixture(scope="session")
+def quick(tmp_path_factory):
+    """``privamp reproduce all --quick --json`` into a temporary folder, once per session."""
+    out = tmp_path_factory.mktemp("reproduction")
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = main(["reproduce", "all", "--quick", "--out", str(out), "--json"])
+    assert status == 0
+    lines = buf.getvalue().strip().splitlines()
+    assert len(lines) == 1  # exactly one JSON object
+    return out, json.loads(lines[0])
+
+
+def comparison(folder: Path, artifact_id: str) -> list[dict]:
+    with (folder / f"{artifact_id}-comparison.csv").open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def manifest(folder: Path, artifact_id: str) -> dict:
+    return json.loads((folder / f"{artifact_id}.json").read_text())
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------------------------
+
+
+def test_registry_has_every_table_and_figure():
+    assert set(ARTIFACTS) == EXPECTED
+    for key in ARTIFACTS:
+        art = ARTIFACTS[key]
+        assert art.id == key and art.paper in PAPERS and art.kind in ("table", "figure")
+        assert art.title and art.label
+
+
+def test_pending_artifacts_are_not_registered_as_placeholders():
+    """The DP-SGD / bootstrap tables and figures are listed as pending, not registered."""
+    pending = {aid for aid, *_ in PENDING}
+    assert {"must-table5", "must-table7", "must-fig6", "must-figS4"} <= pending
+    assert not pending & set(ARTIFACTS)
+
+
+def test_resolve_names():
+    assert resolve("all") == list(ARTIFACTS)
+    assert set(resolve("bbg2018")) == {k for k in EXPECTED if k.startswith("bbg-")}
+    assert resolve("must-table3") == ["must-table3"]
+    with pytest.raises(Exception, match="artifact id"):
+        resolve("must-table5")
+
+
+# ---------------------------------------------------------------------------------------------
+# the quick run: files, figures, the JSON contract
+# ---------------------------------------------------------------------------------------------
+
+
+def test_quick_run_json_lists_every_artifact(quick):
+    folder, data = quick
+    assert data["quick"] is True and data["report"].endswith("REPRODUCTION.md")
+    assert [a["id"] for a in data["artifacts"]] == list(ARTIFACTS)
+    for a in data["artifacts"]:
+        for name in a["files"]:
+            assert (folder / name).exists(), name
+
+
+@pytest.mark.parametrize("artifact_id", sorted(EXPECTED))
+def test_artifact_files_are_produced_and_not_trivial(quick, artifact_id):
+    folder, _ = quick
+    png = folder / f"{artifact_id}.png"
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 30_000
+    image = matplotlib.image.imread(str(png))
+    h, w = image.shape[:2]
+    assert 500 <= w <= 3000 and 300 <= h <= 3000  # legible at a normal size
+    colours = np.unique((image[..., :3] * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colours) > 50  # drawn, not blank
+    rows = list(csv.reader((folder / f"{artifact_id}.csv").open()))
+    assert len(rows) >= 5
+    numbers = [float(v) for r in rows[1:] for v in r
+               if v.replace(".", "", 1).replace("-", "", 1).replace("e", "", 1).isdigit()]
+    assert numbers and all(np.isfinite(numbers))
+    record = manifest(folder, artifact_id)
+    assert record["shows"] and record["parameters"] and record["files"]
+
+
+def test_every_contradicted_claim_is_an_erratum(quick):
+    """A check that does not hold is a claim of the paper our numbers contradict: the
+    artifact must report an erratum, and every erratum key is documented."""
+    folder, _ = quick
+    for artifact_id in ARTIFACTS:
+        record = manifest(folder, artifact_id)
+        assert all(key in ERRATA for key in record["errata"])
+        if any(not c["holds"] for c in record["checks"]):
+            assert record["errata"], artifact_id
+
+
+def test_no_printed_value_disagrees_without_an_erratum(quick):
+    folder, _ = quick
+    for artifact_id in ARTIFACTS:
+        path = folder / f"{artifact_id}-comparison.csv"
+        if path.exists():
+            for cell in comparison(folder, artifact_id):
+                assert cell["status"] != "disagrees", (artifact_id, cell)
+                if cell["status"] == "erratum":
+                    assert cell["note"].split(";")[0].strip() in ERRATA or any(
+                        key in cell["note"] for key in ERRATA), cell
+
+
+# ---------------------------------------------------------------------------------------------
+# tables: the paper's printed values against ours
+# ---------------------------------------------------------------------------------------------
+
+
+def test_must_table3_agrees_except_the_misprinted_row(quick):
+    """240 printed values; the only differences are the six δ' of the Gaussian Δ/σ = 1
+    MUST.WW row, printed as a copy of the Laplace row (the values themselves are checked to 6
+    digits in test_must_table3.py)."""
+    folder, _ = quick
+    cells = comparison(folder, "must-table3")
+    assert len(cells) == 240
+    errata = [c for c in cells if c["status"] != "agrees"]
+    assert len(errata) == 6
+    assert all(c["status"] == "erratum" and c["note"] == "MUST-8" for c in errata)
+    assert all(c["row"] == "Gaussian Δ/σ=1: ∘MUST.WW" and c["quantity"] == "δ'" for c in errata)
+
+
+@pytest.mark.parametrize("artifact_id", ["bbg-table1", "must-table2", "must-table4",
+                                         "must-table6"])
+def test_tables_that_reproduce_fully(quick, artifact_id):
+    folder, _ = quick
+    cells = comparison(folder, artifact_id)
+    assert cells and all(c["status"] == "agrees" for c in cells)
+
+
+def test_must_table4_values(quick):
+    folder, _ = quick
+    cells = {(c["column"], c["quantity"]): c for c in comparison(folder, "must-table4")}
+    assert len(cells) == 13 * 3
+    assert float(cells[("WR", "δ'")]["ours"]) == pytest.approx(5.728e-5, rel=2e-4)
+    assert float(cells[("MUST.OW, b = 10", "σ (τ²)")]["ours"]) == pytest.approx(0.504, abs=5e-4)
+
+
+def test_must_table8_sigma_reproduces_and_delta_c_does_not(quick):
+    folder, _ = quick
+    cells = comparison(folder, "must-table8")
+    sigma = [c for c in cells if c["quantity"] == "σ·m"]
+    assert len(sigma) == 5 and all(c["status"] == "agrees" for c in sigma)
+    upper = [c for c in cells if c["quantity"] == "δ_c,U"]
+    assert all(c["status"] == "erratum" and c["note"] == "MUST-18" for c in upper)
+    # the certified brackets are far above the printed upper bounds (and above 1/n)
+    assert all(float(c["ours"]) > 10 * float(c["paper"]) for c in upper)
+
+
+def test_must_table9_monte_carlo_and_swapped_cells(quick):
+    folder, _ = quick
+    cells = comparison(folder, "must-table9")
+    assert len(cells) == 3 * 3 * 6
+    errata = [c for c in cells if c["status"] == "erratum"]
+    assert {(c["row"], c["column"], c["quantity"]) for c in errata} == {
+        ("experiment 2", s, q) for s in ("MUST.OW", "MUST.WW") for q in ("min", "mean")}
+    means = {(c["row"], c["column"]): float(c["ours"]) for c in cells if c["quantity"] == "mean"}
+    assert means[("experiment 2", "MUST.OW")] == pytest.approx(78.85, abs=1.0)  # E[m0] exact
+
+
+def test_must_table10_timings_are_not_compared(quick):
+    folder, _ = quick
+    assert {c["status"] for c in comparison(folder, "must-table10")} == {"not-compared"}
+
+
+def test_must_figure_s3_thresholds(quick):
+    """The supplement's thresholds are the base δ at the last 0.01-grid point with δ' < δ."""
+    folder, _ = quick
+    grid = [c for c in comparison(folder, "must-figS3") if "0.01 ε grid" in c["quantity"]]
+    assert len(grid) == 6 and all(c["status"] == "agrees" for c in grid)
+
+
+def test_must_figure5_claims_and_errata(quick):
+    folder, _ = quick
+    record = manifest(folder, "must-fig5")
+    claims = {c["claim"]: c["holds"] for c in record["checks"]}
+    assert claims["η increases with b"] and claims["δ' − δ increases with m"]
+    assert not claims["η decreases with m"]  # erratum MUST-13
+    assert {"MUST-12", "MUST-13", "MUST-F5", "MUST-F5b"} <= set(record["errata"])
+
+
+def test_bbg_table1_checks_theorem13(quick):
+    folder, _ = quick
+    checks = manifest(folder, "bbg-table1")["checks"]
+    assert len(checks) == 3 and all(c["holds"] for c in checks)
+
+
+# ---------------------------------------------------------------------------------------------
+# REPRODUCTION.md
+# ---------------------------------------------------------------------------------------------
+
+
+def test_report_summarises_every_artifact(quick):
+    folder, _ = quick
+    text = (folder / "REPRODUCTION.md").read_text()
+    for artifact_id in ARTIFACTS:
+        assert f"### {artifact_id}" in text
+    assert "Not yet regenerated (needs the applications)" in text
+    for aid in ("must-table5", "must-table7", "must-fig6", "must-figS4"):
+        assert aid in text
+    assert "| MUST-8 |" in text and "Quick mode" in text
+    assert "drawings without data" in text
+
+
+def test_single_artifact_run_adds_to_an_existing_report(tmp_path):
+    run(["bbg-table1"], tmp_path)
+    run(["bbgg-fig2"], tmp_path)
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "### bbg-table1" in text and "### bbgg-fig2" in text
+    assert "2 of" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# comparison rule
+# ---------------------------------------------------------------------------------------------
+
+
+def test_printed_units():
+    assert printed_unit("0.038") == pytest.approx(1e-3)
+    assert printed_unit("7.47e-6") == pytest.approx(1e-8)
+    assert printed_unit("2") == 1.0 and printed_unit("350.00") == pytest.approx(0.01)
+
+
+def test_compare_printed_statuses():
+    assert compare_printed(0.0, "0") == ("agrees", "")
+    assert compare_printed(1e-300, "0")[0] == "disagrees"
+    assert compare_printed(0.0386, "0.038")[0] == "rounding"
+    assert compare_printed(0.0396, "0.038")[0] == "disagrees"
+    assert compare_printed(0.05, "0.038", erratum="X-1") == ("erratum", "X-1")
+    assert compare_printed(79.0, "76", tolerance=4.0)[0] == "monte-carlo"
+    assert compare_printed(76.2, "76", tolerance=4.0)[0] == "agrees"
+    assert compare_printed(float("nan"), "0.1")[0] == "disagrees"
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line
+# ---------------------------------------------------------------------------------------------
+
+
+def run_json(argv, capsys):
+    status = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    return json.loads(lines[0])
+
+
+def run_error(argv, capsys):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "Traceback" not in err
+    return lines[0]
+
+
+def test_cli_list(capsys):
+    d = run_json(["reproduce", "list"], capsys)
+    assert [a["id"] for a in d["artifacts"]] == list(ARTIFACTS)
+    assert {p["id"] for p in d["pending"]} == {p[0] for p in PENDING}
+    assert main(["reproduce", "list"]) == 0
+    out, _ = capsys.readouterr()
+    assert "must-table3" in out and "Not yet regenerated" in out
+
+
+def test_cli_one_artifact(tmp_path, capsys):
+    d = run_json(["reproduce", "bbg-table1", "--out", str(tmp_path)], capsys)
+    assert [a["id"] for a in d["artifacts"]] == ["bbg-table1"]
+    assert d["artifacts"][0]["comparison"] == {"agrees": 16}
+    assert (tmp_path / "bbg-table1.png").exists() and (tmp_path / "REPRODUCTION.md").exists()
+    assert main(["reproduce", "bbg-table1", "--out", str(tmp_path)]) == 0
+    out, _ = capsys.readouterr()
+    assert "16 cells: 16 agree" in out and "REPRODUCTION.md" in out
+
+
+def test_cli_errors(tmp_path, capsys):
+    line = run_error(["reproduce", "must-table5", "--out", str(tmp_path)], capsys)
+    assert "ARTIFACT" in line and "must-table5" in line
+    line = run_error(["reproduce", "bbg-table1", "--seed", "-1", "--out", str(tmp_path)],
+                     capsys)
+    assert "--seed" in line
+    line = run_error(["reproduce", "bbg-table1", "--out", "/proc/nonexistent/x"], capsys)
+    assert "privamp: error" in line
