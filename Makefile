@@ -1,6 +1,6 @@
 # privamp — two commands do all the set-up (see README.md):
 #   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
-#   make test   create .venv/ if missing, install privamp (+ test extras), run ruff and pytest
+#   make test   create .venv/ if missing, install privamp (+ test, dask extras), run ruff, pytest
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -17,7 +17,7 @@ $(VENV)/.installed-plots: pyproject.toml | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,dask]'
 	touch $@
 
 demo: $(VENV)/.installed-plots
