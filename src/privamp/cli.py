@@ -179,9 +179,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    from . import _cli_accounting, _cli_post, _cli_rdp
+    from . import _cli_accounting, _cli_post, _cli_rdp, _cli_sweep
 
-    return [_cli_accounting, _cli_rdp, _cli_post]
+    return [_cli_accounting, _cli_rdp, _cli_post, _cli_sweep]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -394,7 +394,7 @@ def read_grid(path: str | Path) -> list[Configuration]:
         raise InvalidTypeError("grid", "an array of tables ([[grid]])", grids)
     axes = {k: v for k, v in data.items() if k != "grid"}
     if not axes and not grids:
-        raise InvalidParameterError("grid", "a grid naming at least one axis", str(path),
+        raise InvalidParameterError("grid", "a file naming at least one axis", str(path),
                                     detail="the file is empty")
     return expand(axes, grids)
 
