@@ -79,15 +79,14 @@ def _scheme(cfg: Configuration):
     return cls(cfg.n, cfg.b, cfg.m)
 
 
-def _mechanism(cfg: Configuration, relation, **override):
+def _mechanism(cfg: Configuration, relation):
     from ..mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 
-    values = {**asdict(cfg), **override}
     if cfg.mechanism == "gaussian":
-        return GaussianMechanism(sigma=values["sigma"], sensitivity=values["sensitivity"],
+        return GaussianMechanism(sigma=cfg.sigma, sensitivity=cfg.sensitivity,
                                  relation=relation)
     if cfg.mechanism == "laplace":
-        return LaplaceMechanism(scale=values["scale"], sensitivity=values["sensitivity"],
+        return LaplaceMechanism(scale=cfg.scale, sensitivity=cfg.sensitivity,
                                 relation=relation)
     if cfg.rr_epsilon is not None:
         return RandomizedResponse.from_epsilon(cfg.rr_epsilon, relation=relation)

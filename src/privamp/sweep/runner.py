@@ -151,9 +151,13 @@ def _connect(scheduler: str | None, workers: int | None, timeout: float):
         raise MissingDependencyError("dask", "dask") from exc
     if scheduler is None:
         n = workers or os.cpu_count() or 1
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                               host="127.0.0.1", dashboard_address=None,
-                               silence_logs=logging.ERROR)
+        try:
+            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                   host="127.0.0.1", dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            raise ClusterError(f"could not start a local Dask cluster of {n} workers: "
+                               f"{exc}") from None
         return Client(cluster, set_as_default=False), cluster, n, "local"
     check_scheduler_address(scheduler, timeout)
     try:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidParameterError, MissingDependencyError
-from .grid import AXES, Configuration
+from .grid import AXES
 
 __all__ = ["FORMATS", "read_table", "schema", "to_table", "write_table"]
 
@@ -114,8 +113,3 @@ def read_table(path: str | os.PathLike, fmt: str | None = None):
         raise InvalidParameterError("results", f"a readable {fmt} result table", str(path),
                                     detail=str(exc).splitlines()[0]) from None
 
-
-def configuration_of(row: dict[str, Any]) -> Configuration:
-    """The configuration a result row was computed for."""
-    values = {f.name: row.get(f.name) for f in fields(Configuration)}
-    return Configuration(**values)
