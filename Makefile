@@ -1,6 +1,6 @@
 # privamp — two commands do all the set-up (see README.md):
 #   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
-#   make test   create .venv/ if missing, install privamp (+ test, plots, torch), run ruff and pytest
+#   make test   create .venv/ if missing, install privamp (+ test, plots, torch, dask extras), run ruff and pytest
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -16,10 +16,10 @@ $(VENV)/.installed-plots: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[plots]'
 	touch $@
 
-# the test stamp also installs plots and torch (the CPU build, pinned in pyproject.toml) so that
-# the DataLoader tests of the torch batch sampler run in CI
+# the test stamp also installs plots, torch (the CPU build, pinned in pyproject.toml) and dask so
+# that the DataLoader tests of the torch batch sampler and the LocalCluster sweep tests run in CI
 $(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,plots,torch]'
+	$(PY) -m pip install --quiet -e '.[test,plots,torch,dask]'
 	touch $@
 
 demo: $(VENV)/.installed-plots

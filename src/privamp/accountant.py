@@ -32,6 +32,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ._validation import check_choice, check_int, check_real
 from .errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from .mechanisms.base import Mechanism
@@ -100,11 +102,21 @@ class Accountant:
         for (default 0.001 % of ε); coarser is faster and still certified.
     orders : array_like, optional
         ``rdp``: the grid of Rényi orders (default :data:`~privamp.rdp.DEFAULT_ORDERS`).
+    cache : AccountingCache, optional
+        Memo of intermediate results shared with other accountants (pair curves, step ranges,
+        discretised and composed PLDs, RDP curves): queries that share work run faster and
+        return exactly the numbers they return without it (:mod:`privamp.cache`).
+    shared_grid : bool, optional
+        ``pld``, ε queries: round the grid choices to the safe side so that queries on the same
+        events share compositions through ``cache`` (every δ ≥ 1e-6 of a composition shares
+        one, and so does every δ in [1e-12, 1e-6)); certified, at least as accurate as the
+        default, but not digit-for-digit equal to it (:func:`~privamp.pld.engine.pld_epsilon`).
     """
 
     def __init__(self, backend: Backend | str = "pld", *, eps_error: float | None = None,
                  delta_error: float | None = None, grid_step: float | None = None,
-                 upper_error: float | None = None, orders: Any = None):
+                 upper_error: float | None = None, orders: Any = None, cache: Any = None,
+                 shared_grid: bool = False):
         self.backend = Backend.parse(backend).value
         self.upper_error = None if upper_error is None else check_real("upper_error",
                                                                        upper_error, "(0, inf)")
@@ -115,6 +127,15 @@ class Accountant:
         self.grid_step = None if grid_step is None else check_real("grid_step", grid_step,
                                                                    "(0, 1]")
         self.orders = orders
+        if cache is not None:
+            from .cache import AccountingCache
+
+            if not isinstance(cache, AccountingCache):
+                raise InvalidTypeError("cache", "an AccountingCache or None", cache)
+        self.cache = cache
+        if not isinstance(shared_grid, bool):
+            raise InvalidTypeError("shared_grid", "True or False", shared_grid)
+        self.shared_grid = shared_grid
         self._events: list[Event] = []
         #: details of the last computation (grid, orientation, FFT sizes, seconds)
         self.details: dict = {}
@@ -183,14 +204,16 @@ class Accountant:
         from .pld.builders import pair_curves
         from .pld.engine import PldEvent
 
-        return [PldEvent(pair_curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
+        curves = pair_curves if self.cache is None else self.cache.pair_curves
+        return [PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
                          ev.count, ev.label) for ev in self._events]
 
     def _pld_epsilon(self, delta: float, lower: bool = True) -> Bracket:
         from .pld.engine import pld_epsilon
 
         res = pld_epsilon(self._pld_events(), delta, eps_error=self.eps_error,
-                          upper_error=self.upper_error, grid_step=self.grid_step, lower=lower)
+                          upper_error=self.upper_error, grid_step=self.grid_step, lower=lower,
+                          cache=self.cache, shared_grid=self.shared_grid)
         self._record("pld", res)
         return res.bracket
 
@@ -198,7 +221,7 @@ class Accountant:
         from .pld.engine import pld_delta
 
         res = pld_delta(self._pld_events(), eps, delta_error=self.delta_error,
-                        grid_step=self.grid_step)
+                        grid_step=self.grid_step, cache=self.cache)
         self._record("pld", res)
         return res.bracket
 
@@ -216,7 +239,9 @@ class Accountant:
         orders = DEFAULT_ORDERS if self.orders is None else self.orders
         acc = RdpAccountant(orders)
         for ev in self._events:
-            acc.compose(_rdp_source(ev, orders), ev.count, label=ev.label or None)
+            source = (_rdp_source(ev, orders) if self.cache is None
+                      else _memo_source(self.cache, ev, orders))
+            acc.compose(source, ev.count, label=ev.label or None)
         return acc
 
     def _rdp_epsilon(self, delta: float) -> Bracket:
@@ -265,6 +290,33 @@ def _max_bracket(brackets: list[Bracket]) -> Bracket:
     if lower is not None:
         lower = min(lower, upper)
     return Bracket(lower, upper)
+
+
+def _memo_source(cache, ev: Event, orders):
+    """:func:`_rdp_source` memoised in ``cache``: the source per (event, orders), and a callable
+    source's curves per set of orders it is evaluated at."""
+    from .rdp.curve import DEFAULT_ORDERS, RdpCurve
+
+    key = (ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable user object: no sharing, still correct
+        return _rdp_source(ev, orders)
+    grid = np.asarray(DEFAULT_ORDERS if orders is None else orders, dtype=float)
+    source = cache.rdp_curve(("source", key), grid, lambda: _rdp_source(ev, orders))
+    if callable(source) and not isinstance(source, RdpCurve):
+        return _MemoSource(cache, key, source)
+    return source
+
+
+class _MemoSource:
+    """A callable RDP source ``orders -> RdpCurve`` whose values are memoised per orders."""
+
+    def __init__(self, cache, key, source):
+        self.cache, self.key, self.source = cache, key, source
+
+    def __call__(self, orders):
+        return self.cache.rdp_curve(self.key, orders, lambda: self.source(orders))
 
 
 def _rdp_source(ev: Event, orders):

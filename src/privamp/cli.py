@@ -134,7 +134,7 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
 _MODULE_OF = {"epsilon": "_cli_accounting", "delta": "_cli_accounting",
               "calibrate": "_cli_accounting", "rdp": "_cli_rdp", "mixing": "_cli_post",
               "iteration": "_cli_post", "ou": "_cli_post", "reproduce": "_cli_reproduce",
-              "experiment": "_cli_apps"}
+              "experiment": "_cli_apps", "sweep": "_cli_sweep"}
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -180,9 +180,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    from . import _cli_accounting, _cli_apps, _cli_plots, _cli_post, _cli_rdp, _cli_reproduce
+    from . import (_cli_accounting, _cli_apps, _cli_plots, _cli_post, _cli_rdp,
+                   _cli_reproduce, _cli_sweep)
 
-    return [_cli_accounting, _cli_rdp, _cli_post, _cli_plots, _cli_reproduce, _cli_apps]
+    return [_cli_accounting, _cli_rdp, _cli_post, _cli_plots, _cli_reproduce, _cli_apps,
+            _cli_sweep]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "AccuracyWarning",
+    "ClusterError",
     "InvalidParameterError",
     "InvalidTypeError",
     "MissingDependencyError",
@@ -105,6 +106,11 @@ class NumericalError(PrivampError, ArithmeticError):
 
     privamp raises this rather than return a number it cannot stand behind.
     """
+
+
+class ClusterError(PrivampError, ConnectionError):
+    """A distributed computation could not run: the scheduler is unreachable, has no workers,
+    or workers died with their tasks (what was finished is kept; rerunning resumes)."""
 
 
 class AccuracyWarning(UserWarning):

@@ -180,14 +180,6 @@ def _coarse(curve: PairCurve, rng: tuple[float, float]) -> StepPLD:
 _LAMBDA_GRID = np.geomspace(1e-3, 1e3, 121)
 
 
-def _log_mgf_total(coarse_items) -> np.ndarray:
-    """Σ count · log E e^{λL} on :data:`_LAMBDA_GRID` (coarse steps; for choosing a tilt)."""
-    out = np.zeros(_LAMBDA_GRID.size)
-    for step, count in coarse_items:
-        out += count * step.log_mgf(_LAMBDA_GRID)
-    return out
-
-
 def _sensitivity(z: float, var: float) -> float:
     """About dε/dV for a composed loss of variance V (Gaussian approximation)."""
     return z / (2 * math.sqrt(max(var, 1e-300))) + 0.5
@@ -241,14 +233,28 @@ def _slope(lam: float, z: float, var: float) -> float:
 
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
-                 tilt: float = 0.0) -> ComposedPLD:
+                 tilt: float = 0.0, cache=None, negligible_steps: int | None = None
+                 ) -> ComposedPLD:
     total = sum(count for _, count in items)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
-    negligible = tail / (total * h)
+    negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
+    if cache is None:
+        steps = []
+        for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
+            steps.append((StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible),
+                          count))
+        return compose(steps, tail_tol=tail, tilt=tilt)
     steps = []
+    keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
-        steps.append((StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible), count))
-    return compose(steps, tail_tol=tail, tilt=tilt)
+        # the upper discretisation does not use ``negligible``
+        key = (cache.token(curve), h, lo, hi, kind, negligible if kind == "lower" else None)
+        step = cache.memo("step", key, lambda c=curve, lo=lo, hi=hi: StepPLD.from_curve(
+            c, h, lo, hi, kind, negligible=negligible))
+        steps.append((step, count))
+        keys.append((key, count))
+    return cache.memo("composed", (tuple(keys), tail, tilt),
+                      lambda: compose(steps, tail_tol=tail, tilt=tilt))
 
 
 def _refined(h: float, width: float, target: float) -> float:
@@ -273,27 +279,49 @@ def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) ->
 # ------------------------------------------------------------------------------------------
 
 
-def _prepare(events: Sequence[PldEvent], tail_total: float):
+def _range_of(curve: PairCurve, budget: float, cache) -> tuple[float, float]:
+    if cache is None:
+        return _step_range(curve, budget)
+    return cache.memo("step_range", (cache.token(curve), budget),
+                      lambda: _step_range(curve, budget))
+
+
+def _coarse_summary(curve: PairCurve, rng: tuple[float, float], cache):
+    """(mean, variance, log-MGF on :data:`_LAMBDA_GRID`) of the coarse step on ``rng``."""
+
+    def compute():
+        step = _coarse(curve, rng)
+        mean, var = step.mean_var()
+        return mean, var, step.log_mgf(_LAMBDA_GRID)
+
+    if cache is None:
+        return compute()
+    return cache.memo("coarse", (cache.token(curve), rng), compute)
+
+
+def _prepare(events: Sequence[PldEvent], tail_total: float, cache=None,
+             range_steps: int | None = None):
+    """Orientation sets, step ranges (tail budget ``tail_total / (4 · range_steps)``, default
+    the number of steps), and the composed mean, variance and log-MGF of each set."""
     if not events:
         raise InvalidParameterError("events", "at least one composed event", "[]")
     total = sum(ev.count for ev in events)
     sets = _orientation_sets(events)
-    budget = tail_total / (4.0 * total)
-    ranges_by_set = {name: [_step_range(c, budget) for c, _ in items]
+    budget = tail_total / (4.0 * (total if range_steps is None else range_steps))
+    ranges_by_set = {name: [_range_of(c, budget, cache) for c, _ in items]
                      for name, items in sets.items()}
     moments = {}
     mgfs = {}
     for name, items in sets.items():
         mean = var = 0.0
-        coarse = []
+        mgf = np.zeros(_LAMBDA_GRID.size)
         for (curve, count), rng in zip(items, ranges_by_set[name], strict=True):
-            step = _coarse(curve, rng)
-            m, v = step.mean_var()
+            m, v, step_mgf = _coarse_summary(curve, rng, cache)
             mean += count * m
             var += count * v
-            coarse.append((step, count))
+            mgf += count * step_mgf
         moments[name] = (mean, var)
-        mgfs[name] = _log_mgf_total(coarse)
+        mgfs[name] = mgf
     return total, sets, ranges_by_set, moments, mgfs
 
 
@@ -309,20 +337,73 @@ def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
     return h_u, h_l, target_w
 
 
+def _floor_pow(x: float, base: float) -> float:
+    """The largest power of ``base`` that is at most ``x`` (x > 0)."""
+    p = base ** math.floor(math.log(x, base))
+    while p > x:  # the logarithm may round up at exact powers
+        p /= base
+    while p * base <= x:
+        p *= base
+    return p
+
+
+def _ceil_pow(n: int, base: int) -> int:
+    """The smallest power of ``base`` that is at least ``n`` ≥ 1."""
+    p = 1
+    while p < n:
+        p *= base
+    return p
+
+
 def _clip_grid(h: float, ranges_by_set) -> float:
     span = min(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
     return float(min(h, max(span, 1e-6) / _MIN_POINTS, 0.05))
 
 
+def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error,
+                  grid_step):
+    """The estimates and grid spacings of :func:`pld_epsilon` for a target δ."""
+    z = float(-special.ndtri(delta))
+    mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
+    eps_est = max(mean + z * math.sqrt(var), 0.0)
+    lam = {name: _tilt_for_delta(m, delta) for name, m in mgfs.items()}
+    slope = _slope(max(lam.values()), z, var)
+    h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
+    h_u = _clip_grid(h_u, ranges_by_set)
+    h_l = _clip_grid(h_l, ranges_by_set)
+    return z, mean, var, lam, slope, h_u, h_l, target_w
+
+
+def _reference_deltas(tail_total: float) -> list[float]:
+    """The δ's whose shared-grid tail budget is ``tail_total`` (1e-2 … 1e-6 for 1e-12, then
+    1e-7 … 1e-12 for 1e-18, …), for choosing one upper grid for all of them."""
+    k = round(-math.log10(tail_total) / 6) - 2
+    first = 2 if k == 0 else 1
+    return [10.0 ** -(6 * k + j) for j in range(first, 7)]
+
+
 def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | None = None,
                 upper_error: float | None = None, grid_step: float | None = None,
-                lower: bool = True) -> PldResult:
+                lower: bool = True, cache=None, shared_grid: bool = False) -> PldResult:
     """Certified bracket on the smallest ε with δ(ε) ≤ ``delta`` for the composition.
 
     ``eps_error``: target width of the bracket (default 0.1 % of ε); ``upper_error``: target
     distance of the upper end from the exact value, estimated (default 0.001 % of ε);
     ``grid_step``: a fixed grid spacing instead (both sides); ``lower=False`` skips the lower end
     (``bracket.lower`` is then ``None``; calibration only needs the upper end).
+
+    ``cache`` (an :class:`~privamp.cache.AccountingCache`) memoises step ranges, discretised
+    steps and compositions across calls; the result is the same with or without it.
+
+    ``shared_grid=True`` rounds the choices that only set the accuracy so that neighbouring
+    queries land on the same grids and, with a ``cache``, share their compositions: the tail
+    budget down to a power of 10^6, the step ranges to the tail budget of a power of 8 steps (at
+    least the actual number), the upper grid spacing to the finest over the δ's that share the
+    tail budget, both grid spacings and a tilt (δ < 1e-9) down to a power of 2. Every choice is
+    at least as fine as the default's (a different tilt only moves the rounding errors), so the
+    bracket is certified and at least as accurate as the target, but its digits differ slightly
+    from the default's (both enclose the exact ε). The result depends only on the arguments,
+    never on what else was computed.
     """
     delta = check_real("delta", delta, "(0, 1)")
     if eps_error is not None:
@@ -333,16 +414,21 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         grid_step = check_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
     tail_total = min(1e-6 * delta, 1e-12)
-    total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total)
-    z = float(-special.ndtri(delta))
-    mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
-    eps_est = max(mean + z * math.sqrt(var), 0.0)
-    lam = {name: _tilt_for_delta(m, delta) for name, m in mgfs.items()}
+    range_steps = None
+    if shared_grid:
+        tail_total = _floor_pow(tail_total, 1e6)
+        range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
+    total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total, cache, range_steps)
+    z, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
+        delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error, grid_step)
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
-    slope = _slope(max(lam.values()), z, var)
-    h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
-    h_u = _clip_grid(h_u, ranges_by_set)
-    h_l = _clip_grid(h_l, ranges_by_set)
+    if shared_grid and grid_step is None:
+        # the finest grids over the δ's of this tail budget, so that they all share them
+        for ref in _reference_deltas(tail_total):
+            grids = _choose_grids(ref, total, moments, mgfs, ranges_by_set, eps_error,
+                                  upper_error, None)
+            h_u, h_l = min(h_u, grids[5]), min(h_l, grids[6])
+        tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     try:
         _check_size(ranges_by_set, min(h_u, h_l), total, var, mean)
     except NumericalError:
@@ -353,13 +439,17 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             detail=f"it would need a privacy-loss grid finer than {min(h_u, h_l):.2g}") from None
     tail = tail_total
     sizes: dict = {}
+
+    def compose_set(items, ranges, h, kind, tail, tilt):
+        return _compose_set(items, ranges, h, kind, tail, tilt, cache, range_steps)
+
     # upper side: with two orientations, both are screened on a coarser grid (a coarser upper is
     # still an upper bound); the one with the larger screen is refined, and the other only if
     # its screen exceeds that refined value
     uppers = {}
     if len(sets) == 1:
         (name,) = sets
-        comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
+        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
         uppers[name] = comp.epsilon(delta)
         sizes[f"upper/{name}"] = comp.fft_size
     else:
@@ -373,13 +463,13 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
             # too close to call: screen every orientation first, refine the worst
             for name in order:
-                coarse = _compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
+                coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
                                       "upper", tail, tilts[name])
                 screened[name] = coarse.epsilon(delta)
                 sizes[f"upper/{name}/screen"] = coarse.fft_size
             order = sorted(order, key=lambda name: -screened[name])
         first = order[0]
-        comp = _compose_set(sets[first], ranges_by_set[first], h_u, "upper", tail,
+        comp = compose_set(sets[first], ranges_by_set[first], h_u, "upper", tail,
                             tilts[first])
         uppers[first] = comp.epsilon(delta)
         sizes[f"upper/{first}"] = comp.fft_size
@@ -389,14 +479,14 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             if name in screened:
                 screen = screened[name]
             else:
-                coarse = _compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
+                coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
                                       "upper", tail, tilts[name])
                 screen = coarse.epsilon(delta)
                 sizes[f"upper/{name}/screen"] = coarse.fft_size
             if screen <= max(uppers.values()):
                 uppers[name] = screen
                 continue
-            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail,
+            comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail,
                                 tilts[name])
             uppers[name] = min(comp.epsilon(delta), screen)
             sizes[f"upper/{name}"] = comp.fft_size
@@ -404,7 +494,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     upper = uppers[worst]
     low = None
     if lower and math.isfinite(upper):
-        if eps_error is None and grid_step is None:
+        if eps_error is None and grid_step is None and not shared_grid:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, 0.1)
             h_l = _clip_grid(max(_grid_for(max(target_w - (upper_error or 1e-5 * max(upper, 0.1)),
@@ -412,7 +502,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                                                 total, slope), h_u), ranges_by_set)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
-            comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
+            comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
                                 tilts[worst])
             low = min(comp.epsilon(delta), upper)
             sizes[f"lower/{worst}"] = comp.fft_size
@@ -433,11 +523,11 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
 
 
 def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | None = None,
-              grid_step: float | None = None) -> PldResult:
+              grid_step: float | None = None, cache=None) -> PldResult:
     """Certified bracket on δ(ε) of the composition at ``eps`` ≥ 0.
 
     ``delta_error``: target relative width of the bracket (default 1e-3); ``grid_step``: a
-    fixed grid spacing instead.
+    fixed grid spacing instead; ``cache``: as for :func:`pld_epsilon` (same result).
     """
     eps = check_real("eps", eps, "[0, inf)")
     if delta_error is not None:
@@ -449,7 +539,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     tail_total = 1e-15
     tilting = False
     for _pass in range(3):
-        total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total)
+        total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total, cache)
         tilts = ({name: _tilt_for_eps(m, eps) for name, m in mgfs.items()} if tilting
                  else {})
         mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
@@ -466,7 +556,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         uppers = {}
         for name in sets:
             comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail_total,
-                                tilts.get(name, 0.0))
+                                tilts.get(name, 0.0), cache)
             uppers[name] = comp.delta(eps)
             sizes[f"upper/{name}"] = comp.fft_size
         worst = max(uppers, key=uppers.get)
@@ -482,7 +572,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     lower = 0.0
     for attempt in range(_MAX_REFINE + 1):
         comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total,
-                            tilts.get(worst, 0.0))
+                            tilts.get(worst, 0.0), cache)
         lower = min(comp.delta(eps), upper)
         sizes[f"lower/{worst}"] = comp.fft_size
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:

@@ -1,0 +1,235 @@
+"""``privamp sweep`` and ``privamp plot sweep``: parameter sweeps on Dask and their plots.
+
+Thin, like the rest of the command line: parse, call :mod:`privamp.sweep`, format. ::
+
+    privamp sweep grid.toml --out results.parquet                 # local cluster, all cores
+    privamp sweep grid.toml --out results.csv --workers 2
+    privamp sweep grid.toml --out results.parquet --scheduler tcp://10.0.0.5:8786
+    privamp plot sweep results.parquet --x steps --y epsilon --hue sampling \\
+        --where delta=1e-5 --out epsilon.png
+
+``--json`` prints the summary ``{"out", "rows", "computed", "resumed", "errors", "seconds",
+"throughput", "workers", "scheduler", "reuse", ...}``. On a terminal (and not with ``--json``)
+a progress bar runs on stderr. An interrupted sweep (Ctrl-C, a lost machine) keeps its
+finished rows in ``OUT.partial/``; the same command resumes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+
+from ._cli_common import CliError, emit_json, num, register_option_names
+from .errors import InvalidParameterError
+
+__all__ = ["register"]
+
+
+def register(sub, plot_sub) -> None:
+    """Add ``sweep`` to the command parsers and ``sweep`` to the plot parsers."""
+    register_option_names({"scheduler": "--scheduler", "workers": "--workers",
+                           "out": "--out", "chunk_size": "--chunk-size",
+                           "connect_timeout": "--connect-timeout", "format": "--format",
+                           "results": "RESULTS"})
+    p = sub.add_parser("sweep", help="evaluate a grid of configurations on Dask (needs the "
+                                     "'dask' extra)")
+    p.add_argument("grid", metavar="GRID.toml",
+                   help="TOML file naming the axes (see privamp.sweep.grid)")
+    p.add_argument("--out", required=True,
+                   help="result table: Parquet, or CSV (.csv or --format csv)")
+    p.add_argument("--format", choices=("parquet", "csv"), default=None, dest="fmt",
+                   help="table format (default: from the extension; Parquet otherwise)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="address of an existing Dask scheduler, tcp://host:port (default: a "
+                        "local cluster on this machine)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes of the local cluster (default: one per core)")
+    p.add_argument("--reuse", choices=("exact", "grid"), default="exact",
+                   help="exact (default): every row equals the per-row accountant; grid: PLD "
+                        "epsilon rows share rounded (finer) grids, certified but not "
+                        "digit-for-digit equal")
+    p.add_argument("--chunk-size", type=int, default=None, dest="chunk_size",
+                   help="configurations per Dask task (default: automatic, at most 64)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing table and discard the parts of another sweep")
+    p.add_argument("--connect-timeout", type=float, default=10.0, dest="connect_timeout",
+                   help="seconds to wait for a remote scheduler (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_cmd_sweep)
+
+    ps = plot_sub.add_parser("sweep", help="plot a column of a sweep table against another")
+    ps.add_argument("results", metavar="RESULTS", help="table written by privamp sweep")
+    ps.add_argument("--x", required=True, help="column on the x axis (e.g. steps)")
+    ps.add_argument("--y", required=True, help="column on the y axis (e.g. epsilon, sigma)")
+    ps.add_argument("--hue", nargs="+", default=[],
+                    help="columns whose values get a line each (e.g. sampling backend)")
+    ps.add_argument("--where", nargs="+", default=[], metavar="COLUMN=VALUE",
+                    help="keep the rows with these values (e.g. delta=1e-5 sigma=1)")
+    ps.add_argument("--format", choices=("parquet", "csv"), default=None, dest="fmt",
+                    help="table format (default: from the extension)")
+    ps.add_argument("--logx", choices=("auto", "yes", "no"), default="auto",
+                    help="logarithmic x axis (default: auto)")
+    ps.add_argument("--logy", choices=("auto", "yes", "no"), default="auto",
+                    help="logarithmic y axis (default: auto)")
+    ps.add_argument("--title", default=None, help="figure title")
+    ps.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    ps.add_argument("--json", action="store_true", help="print one JSON object")
+    ps.set_defaults(func=_cmd_plot_sweep)
+
+
+class _Bar:
+    """A progress bar on stderr, only on a terminal and never with --json."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.first: int | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self.first is None:
+            self.first = done
+        elapsed = time.perf_counter() - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else math.inf
+        width = 30
+        filled = int(width * done / max(total, 1))
+        eta = f"ETA {left:5.0f} s" if math.isfinite(left) else "ETA     ?"
+        sys.stderr.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} "
+                         f"{100 * done / max(total, 1):5.1f} %  {rate:7.1f}/s  {eta}")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.first is not None:
+            sys.stderr.write("\r" + " " * 78 + "\r")
+            sys.stderr.flush()
+
+
+def _grid_error(path: str, exc: InvalidParameterError) -> CliError:
+    if exc.parameter == "grid":
+        return CliError(f"privamp sweep: error: {exc.render('the grid file')}")
+    return CliError(f"privamp sweep: error: {path}: {exc.render(exc.parameter)}")
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import read_grid
+
+    try:
+        configs = read_grid(args.grid)
+    except InvalidParameterError as exc:
+        raise _grid_error(args.grid, exc) from None
+    from .sweep.runner import run_sweep
+
+    bar = _Bar(not args.json)
+    try:
+        summary = run_sweep(configs, args.out, scheduler=args.scheduler, workers=args.workers,
+                            fmt=args.fmt, reuse=args.reuse, chunk_size=args.chunk_size,
+                            overwrite=args.overwrite, connect_timeout=args.connect_timeout,
+                            progress=bar)
+    except KeyboardInterrupt:
+        bar.done()
+        print(f"privamp sweep: interrupted; the finished rows are kept in {args.out}.partial "
+              "(run the same command again to resume)", file=sys.stderr)
+        return 130
+    finally:
+        bar.done()
+    if args.json:
+        emit_json(summary.as_dict())
+        return 0
+    where = ("a local Dask cluster" if summary.scheduler == "local"
+             else f"the Dask cluster at {summary.scheduler}")
+    print(f"wrote {summary.out} ({summary.format}): {summary.rows:,} configurations — "
+          f"{summary.computed:,} computed, {summary.resumed:,} already finished, "
+          f"{summary.errors:,} with an error")
+    if summary.computed:
+        print(f"{summary.workers} workers on {where}: {summary.seconds:.1f} s, "
+              f"{num(summary.throughput)} configurations/s")
+    return 0
+
+
+def _parse_where(items, columns) -> list[tuple[str, str]]:
+    out = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise CliError(f"privamp plot sweep: error: --where takes COLUMN=VALUE, not {item!r}")
+        if name not in columns:
+            raise CliError(f"privamp plot sweep: error: --where: no column {name!r} (columns: "
+                           f"{', '.join(columns)})")
+        out.append((name, value))
+    return out
+
+
+def _matches(value, text: str) -> bool:
+    if value is None:
+        return text.lower() in ("", "none", "null")
+    if isinstance(value, float):
+        try:
+            want = float(text)
+        except ValueError:
+            return False
+        return math.isclose(value, want, rel_tol=1e-9, abs_tol=0.0)
+    if isinstance(value, int):
+        try:
+            return value == int(float(text))
+        except ValueError:
+            return False
+    return str(value) == text
+
+
+def _cmd_plot_sweep(args: argparse.Namespace) -> int:
+    from ._plots_sweep import plot_sweep
+    from .plots import save_figure
+    from .sweep.table import read_table
+
+    table = read_table(args.results, args.fmt)
+    columns = table.column_names
+    for opt, name in (("--x", args.x), ("--y", args.y), *(("--hue", h) for h in args.hue)):
+        if name not in columns:
+            raise CliError(f"privamp plot sweep: error: {opt}: no column {name!r} (columns: "
+                           f"{', '.join(columns)})")
+    where = _parse_where(args.where, columns)
+    rows = [r for r in table.to_pylist()
+            if all(_matches(r[name], value) for name, value in where)]
+    failed = sum(r["error"] is not None for r in rows)
+    rows = [r for r in rows if r["error"] is None and r[args.x] is not None
+            and r[args.y] is not None]
+    if not rows:
+        raise CliError("privamp plot sweep: error: no rows left to plot (check --where, and "
+                       f"the error column: {failed} rows failed)")
+    # one y per (hue, x): name the inputs that still vary
+    fixed = {args.x, args.y, *args.hue}
+    meta = {"id", "key", "seconds", "error", "epsilon_lower", "delta_lower", "reuse"}
+    answer: set[str] = set()  # the columns the queries filled in (not inputs)
+    for r in rows:
+        answer |= {"epsilon": {"epsilon"}, "delta": {"delta"}}.get(r["query"],
+                                                                    {"epsilon", r["calibrate"]})
+    seen: dict[tuple, dict] = {}
+    varying: set[str] = set()
+    for r in rows:
+        mark = (tuple(r[h] for h in args.hue), r[args.x])
+        if mark in seen:
+            other = seen[mark]
+            varying |= {c for c in columns if c not in fixed | meta | answer
+                        and r[c] != other[c]}
+            if not varying:
+                varying.add("(duplicate rows)")
+        seen[mark] = r
+    if varying:
+        raise CliError(f"privamp plot sweep: error: several rows per line and x value: "
+                       f"{', '.join(sorted(varying))} vary; add them to --hue or fix them "
+                       "with --where")
+    flag = {"auto": None, "yes": True, "no": False}
+    fig = plot_sweep(rows, x=args.x, y=args.y, hue=args.hue, logx=flag[args.logx],
+                     logy=flag[args.logy], title=args.title)
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "rows": len(rows), "failed_rows": failed,
+                   "lines": len({tuple(r[h] for h in args.hue) for r in rows})})
+    else:
+        note = f" ({failed} rows with an error left out)" if failed else ""
+        print(f"wrote {args.out}: {len(rows)} rows{note}")
+    return 0

@@ -1,0 +1,409 @@
+"""Configurations of a sweep and the grids that name them (axes, ranges, TOML files).
+
+A :class:`Configuration` is one row of a sweep: everything ``privamp epsilon``, ``privamp
+delta`` or ``privamp calibrate`` takes on the command line (mechanism, noise, sensitivity,
+sampling scheme and its sizes, relation, group privacy, steps, δ or ε or the target ε, the
+accountant backend and its accuracy options), validated, with the parameters that do not apply
+to it removed (a Poisson row has no ``m``; an ``rdp`` row no ``grid_step``) so that equal
+configurations compare equal.
+
+A grid names **axes**: each parameter is a value, a list of values, or a range (an inline table
+``{start, stop, num}`` — ``scale = "log"`` for geometric spacing — or ``{start, stop, step}``,
+stop included when it is reached; integer parameters are rounded to the nearest integer and
+repeated values dropped). The configurations are the Cartesian product of the axes, optionally
+joined over **sub-grids** (each combined with the shared axes), with duplicates removed in order.
+In a TOML file the shared axes are top-level keys and the sub-grids ``[[grid]]`` tables::
+
+    # grid.toml: Poisson vs WOR, σ × steps × δ
+    mechanism = "gaussian"
+    sigma = [0.8, 1.0, 1.2]
+    steps = {start = 100, stop = 10000, num = 5, scale = "log"}
+    delta = [1e-5, 1e-6]
+
+    [[grid]]
+    sampling = "poisson"
+    rate = 0.01
+
+    [[grid]]
+    sampling = "wor"
+    n = 60000
+    m = 600
+
+Axis names are the command-line option names (``rr-epsilon`` or ``rr_epsilon``; ``accountant``
+or ``backend``). Unknown axes, empty lists, values out of range and missing parameters raise
+:class:`~privamp.errors.InvalidParameterError` naming the axis before anything is computed.
+
+>>> rows = expand({"mechanism": "gaussian", "sigma": [1.0, 2.0], "sampling": "poisson",
+...                "rate": 0.01, "steps": {"start": 10, "stop": 1000, "num": 3, "scale": "log"},
+...                "delta": 1e-5})
+>>> len(rows), rows[0].steps, rows[-1].sigma, rows[0].relation
+(6, 10, 2.0, 'add-remove')
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_choice, check_int, check_real
+from ..errors import InvalidParameterError, InvalidTypeError
+
+__all__ = ["AXES", "Configuration", "expand", "fingerprint", "read_grid"]
+
+QUERIES = ("epsilon", "delta", "calibrate")
+BACKENDS = ("pld", "rdp", "fourier")
+MECHANISMS = ("gaussian", "laplace", "randomized-response")
+SAMPLINGS = ("none", "poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
+RELATIONS = ("add-remove", "substitute")
+GROUP_PRIVACY = ("white-box", "black-box")
+CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
+
+#: the relation each scheme is analysed under by default (its ``natural_relation``)
+NATURAL_RELATION = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute",
+                    "wr": "substitute", "must-ow": "substitute", "must-wo": "substitute",
+                    "must-ww": "substitute"}
+
+#: axis -> (kind, rule): kind "real", "int" or "choice"; rule an interval or the choices
+AXES: dict[str, tuple[str, Any]] = {
+    "query": ("choice", QUERIES),
+    "backend": ("choice", BACKENDS),
+    "mechanism": ("choice", MECHANISMS),
+    "sigma": ("real", "(0, inf)"),
+    "scale": ("real", "(0, inf)"),
+    "rr_epsilon": ("real", "[0, inf)"),
+    "rr_p": ("real", "[0, 1]"),
+    "sensitivity": ("real", "(0, inf)"),
+    "sampling": ("choice", SAMPLINGS),
+    "rate": ("real", "(0, 1]"),
+    "n": ("int", "[1, inf)"),
+    "b": ("int", "[1, inf)"),
+    "m": ("int", "[1, inf)"),
+    "relation": ("choice", RELATIONS),
+    "group_privacy": ("choice", GROUP_PRIVACY),
+    "steps": ("int", "[1, inf)"),
+    "delta": ("real", "(0, 1)"),
+    "epsilon": ("real", "[0, inf)"),
+    "target_epsilon": ("real", "(0, inf)"),
+    "calibrate": ("choice", CALIBRATED),
+    "max_steps": ("int", "[1, inf)"),
+    "eps_error": ("real", "(0, inf)"),
+    "delta_error": ("real", "(0, 1)"),
+    "grid_step": ("real", "(0, 1]"),
+}
+
+#: other spellings accepted in grid files
+ALIASES = {"accountant": "backend"}
+
+#: largest number of configurations a grid may name (before duplicates are removed)
+MAX_CONFIGURATIONS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One configuration of a sweep (see the module doc); build it with :func:`expand` or
+    :meth:`make` (which validate and normalise), not directly."""
+
+    query: str = "epsilon"
+    backend: str = "pld"
+    mechanism: str | None = None
+    sigma: float | None = None
+    scale: float | None = None
+    rr_epsilon: float | None = None
+    rr_p: float | None = None
+    sensitivity: float | None = 1.0
+    sampling: str = "none"
+    rate: float | None = None
+    n: int | None = None
+    b: int | None = None
+    m: int | None = None
+    relation: str | None = None
+    group_privacy: str | None = None
+    steps: int | None = None
+    delta: float | None = None
+    epsilon: float | None = None
+    target_epsilon: float | None = None
+    calibrate: str | None = None
+    max_steps: int | None = None
+    eps_error: float | None = None
+    delta_error: float | None = None
+    grid_step: float | None = None
+
+    @classmethod
+    def make(cls, **values: Any) -> Configuration:
+        """Validate every value (by its axis rule) and normalise the configuration."""
+        clean = {}
+        for name, value in values.items():
+            axis = _axis_name(name, name)
+            clean[axis] = None if value is None else _check_value(axis, value, axis)
+        return cls(**clean).normalised()
+
+    def normalised(self) -> Configuration:
+        """The same configuration with defaults filled in and inapplicable parameters removed;
+        raises :class:`InvalidParameterError` for a missing parameter."""
+        v = asdict(self)
+        query, mech, sampling = v["query"], v["mechanism"], v["sampling"]
+        if mech is None:
+            _missing("mechanism", "every configuration")
+        calibrated = v["calibrate"] if query == "calibrate" else None
+        if query == "calibrate" and calibrated is None:
+            calibrated = {"gaussian": "sigma", "laplace": "scale"}.get(mech)
+            if calibrated is None:
+                _missing("calibrate", f"calibrating with mechanism {mech!r}")
+        keep = {"query", "backend", "mechanism", "sampling", "relation"}
+        keep |= {"gaussian": {"sigma", "sensitivity"}, "laplace": {"scale", "sensitivity"},
+                 "randomized-response": {"rr_epsilon", "rr_p"}}[mech]
+        if sampling != "none":
+            keep.add("group_privacy")
+        relation = v["relation"] or NATURAL_RELATION[sampling]
+        v["relation"] = relation
+        if sampling == "poisson":
+            if v["rate"] is None and v["n"] is not None and v["m"] is not None \
+                    and calibrated != "rate":
+                v["rate"] = v["m"] / v["n"]  # the same expected subsample size as WOR/WR
+            keep.add("rate")
+            if relation == "substitute":
+                keep.add("n")
+        elif sampling in ("wor", "wr"):
+            keep |= {"n", "m"}
+        elif sampling.startswith("must"):
+            keep |= {"n", "b", "m"}
+        if query == "epsilon":
+            keep |= {"steps", "delta", "eps_error"}
+        elif query == "delta":
+            keep |= {"steps", "epsilon", "delta_error"}
+        else:
+            keep |= {"steps", "delta", "target_epsilon", "calibrate"}
+            v["calibrate"] = calibrated
+            if calibrated == "steps":
+                keep.add("max_steps")
+                v["max_steps"] = v["max_steps"] or 10**9
+        if v["backend"] == "pld":
+            keep.add("grid_step")
+        else:
+            keep -= {"eps_error", "delta_error"}
+        if calibrated is not None:
+            keep.discard(calibrated)  # the result goes there
+            if calibrated == "rate":
+                keep.discard("n")
+        out = {k: (val if k in keep else None) for k, val in v.items()}
+        if calibrated is not None:
+            out["calibrate"] = calibrated
+        # what must be there
+        if mech == "gaussian" and calibrated != "sigma":
+            _need(out, "sigma", "mechanism 'gaussian'")
+        if mech == "laplace" and calibrated != "scale":
+            _need(out, "scale", "mechanism 'laplace'")
+        if mech == "randomized-response" and (out["rr_epsilon"] is None) == (out["rr_p"] is None):
+            raise InvalidParameterError(
+                "rr_epsilon", "given, or rr_p, but not both (mechanism 'randomized-response')",
+                (out["rr_epsilon"], out["rr_p"]))
+        needs = {"poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
+                 "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
+                 "must-ww": ("n", "b", "m")}.get(sampling, ())
+        for name in needs:
+            if name != calibrated:
+                _need(out, name, f"sampling {sampling!r}")
+        if calibrated != "steps":
+            _need(out, "steps", f"query {query!r}")
+        _need(out, {"epsilon": "delta", "delta": "epsilon", "calibrate": "delta"}[query],
+              f"query {query!r}")
+        if query == "calibrate":
+            _need(out, "target_epsilon", "query 'calibrate'")
+        return Configuration(**out)
+
+    @property
+    def key(self) -> str:
+        """A stable identifier of the configuration's values (for resuming a sweep)."""
+        text = json.dumps([getattr(self, f.name) for f in fields(self)], allow_nan=False)
+        return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+    @property
+    def group(self) -> tuple:
+        """What rows that can share work have in common: everything but steps and the
+        query's number (δ, ε or the target)."""
+        return tuple(getattr(self, f.name) for f in fields(self)
+                     if f.name not in ("steps", "delta", "epsilon", "target_epsilon"))
+
+    def with_values(self, **values: Any) -> Configuration:
+        return replace(self, **values)
+
+
+def _missing(name: str, where: str):
+    raise InvalidParameterError(name, f"given (an axis of the grid) for {where}", None)
+
+
+def _need(values: dict, name: str, where: str) -> None:
+    if values[name] is None:
+        _missing(name, where)
+
+
+def _axis_name(name: str, where: str) -> str:
+    if not isinstance(name, str):
+        raise InvalidTypeError(where, "an axis name (a string)", name)
+    key = name.strip().replace("-", "_")
+    key = ALIASES.get(key, key)
+    if key not in AXES:
+        known = sorted(set(AXES) | set(ALIASES))
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidParameterError(where, "a known axis (" + ", ".join(known) + ")", name,
+                                    detail=f"unknown axis{hint}")
+    return key
+
+
+def _check_value(axis: str, value: Any, where: str) -> Any:
+    kind, rule = AXES[axis]
+    if kind == "choice":
+        return check_choice(where, value, rule)
+    if kind == "int":
+        return check_int(where, value, rule)
+    return check_real(where, value, rule)
+
+
+def _axis_values(axis: str, spec: Any, where: str) -> list:
+    """The values of one axis: a scalar, a list, or a range table."""
+    kind, rule = AXES[axis]
+    if isinstance(spec, Mapping):
+        if kind == "choice":
+            raise InvalidParameterError(where, "a value or a list of values (no range for a "
+                                        "choice)", dict(spec))
+        raw = _range_values(spec, where)
+        if kind == "int":
+            raw = [int(round(x)) for x in raw]
+    elif isinstance(spec, list | tuple):
+        if not spec:
+            raise InvalidParameterError(where, "a non-empty list of values", [])
+        raw = list(spec)
+    else:
+        raw = [spec]
+    out = []
+    for x in raw:
+        val = _check_value(axis, x, where)
+        if val not in out:
+            out.append(val)
+    return out
+
+
+def _range_values(spec: Mapping, where: str) -> list[float]:
+    allowed = {"start", "stop", "num", "step", "scale"}
+    unknown = set(spec) - allowed
+    if unknown:
+        raise InvalidParameterError(where, "a range {start, stop, num[, scale]} or {start, "
+                                    "stop, step}", dict(spec),
+                                    detail=f"unknown key {sorted(unknown)[0]!r}")
+    for k in ("start", "stop"):
+        if k not in spec:
+            raise InvalidParameterError(where, f"a range with {k!r}", dict(spec))
+    start = check_real(f"{where}.start", spec["start"])
+    stop = check_real(f"{where}.stop", spec["stop"])
+    if ("num" in spec) == ("step" in spec):
+        raise InvalidParameterError(where, "a range with exactly one of 'num' and 'step'",
+                                    dict(spec))
+    if "num" in spec:
+        num = check_int(f"{where}.num", spec["num"], "[1, 1000000]")
+        scale = check_choice(f"{where}.scale", spec.get("scale", "linear"), ("linear", "log"))
+        if scale == "log":
+            if start <= 0 or stop <= 0:
+                raise InvalidParameterError(f"{where}.start", "positive for scale = 'log'",
+                                            min(start, stop))
+            return np.geomspace(start, stop, num).tolist()
+        return np.linspace(start, stop, num).tolist()
+    if "scale" in spec:
+        raise InvalidParameterError(f"{where}.scale", "used with 'num' only", spec["scale"])
+    step = check_real(f"{where}.step", spec["step"], "(0, inf)")
+    count = math.floor((stop - start) / step * (1 + 1e-12)) + 1 if stop >= start else 0
+    if count < 1:
+        raise InvalidParameterError(where, "a range with start <= stop", dict(spec))
+    if count > 1_000_000:
+        raise InvalidParameterError(f"{where}.step", "at most 10^6 values in the range", step)
+    return [start + i * step for i in range(count)]
+
+
+def expand(axes: Mapping[str, Any], grids: Sequence[Mapping[str, Any]] = (), *,
+           prefix: str = "") -> list[Configuration]:
+    """The configurations named by shared ``axes`` and optional sub-``grids`` (see the module
+    doc): the Cartesian product of each sub-grid with the shared axes, joined, without
+    duplicates, in order."""
+    if not isinstance(axes, Mapping):
+        raise InvalidTypeError(prefix or "axes", "a mapping of axis names to values", axes)
+    shared = _parse_axes(axes, prefix)
+    blocks = list(grids) or [{}]
+    parsed = []
+    for i, block in enumerate(blocks):
+        where = f"{prefix}grid[{i + 1}]"
+        if not isinstance(block, Mapping):
+            raise InvalidTypeError(where, "a table of axes", block)
+        own = _parse_axes(block, f"{where}.")
+        merged = {**shared, **own}
+        if not merged:
+            raise InvalidParameterError(prefix or "axes", "a grid naming at least one axis", {})
+        parsed.append(merged)
+    total = sum(math.prod(len(v) for v in m.values()) for m in parsed)
+    if total > MAX_CONFIGURATIONS:
+        raise InvalidParameterError(prefix or "axes", f"a grid of at most "
+                                    f"{MAX_CONFIGURATIONS:,} configurations", total)
+    seen: dict[Configuration, None] = {}
+    for merged in parsed:
+        names = list(merged)
+        for combo in itertools.product(*(merged[k] for k in names)):
+            cfg = Configuration(**dict(zip(names, combo, strict=True))).normalised()
+            seen.setdefault(cfg, None)
+    return list(seen)
+
+
+def _parse_axes(axes: Mapping[str, Any], prefix: str) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for name, spec in axes.items():
+        if name == "grid" and not prefix:
+            continue
+        axis = _axis_name(name, f"{prefix}{name}")
+        if axis in out:
+            raise InvalidParameterError(f"{prefix}{name}", "named once (it is also spelled "
+                                        f"{axis!r})", name)
+        out[axis] = _axis_values(axis, spec, f"{prefix}{name}")
+    return out
+
+
+def read_grid(path: str | Path) -> list[Configuration]:
+    """The configurations of a TOML grid file (see the module doc)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidParameterError("grid", "a readable TOML file", str(path),
+                                    detail=exc.strerror or str(exc)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidParameterError("grid", "a valid TOML file", str(path),
+                                    detail=str(exc)) from None
+    grids = data.get("grid", [])
+    if isinstance(grids, Mapping):
+        grids = [grids]
+    if not isinstance(grids, list):
+        raise InvalidTypeError("grid", "an array of tables ([[grid]])", grids)
+    axes = {k: v for k, v in data.items() if k != "grid"}
+    if not axes and not grids:
+        raise InvalidParameterError("grid", "a file naming at least one axis", str(path),
+                                    detail="the file is empty")
+    return expand(axes, grids)
+
+
+def fingerprint(configs: Iterable[Configuration], *extra: str) -> str:
+    """A digest of the configurations (in order) and ``extra`` strings."""
+    digest = hashlib.sha256()
+    for cfg in configs:
+        digest.update(cfg.key.encode())
+    for item in extra:
+        digest.update(b"\0" + item.encode())
+    return digest.hexdigest()[:24]
