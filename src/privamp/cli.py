@@ -180,8 +180,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    from . import (_cli_accounting, _cli_apps, _cli_plots, _cli_post, _cli_rdp,
-                   _cli_reproduce, _cli_sweep)
+    from . import (
+        _cli_accounting,
+        _cli_apps,
+        _cli_plots,
+        _cli_post,
+        _cli_rdp,
+        _cli_reproduce,
+        _cli_sweep,
+    )
 
     return [_cli_accounting, _cli_rdp, _cli_post, _cli_plots, _cli_reproduce, _cli_apps,
             _cli_sweep]
