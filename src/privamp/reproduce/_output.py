@@ -60,7 +60,7 @@ def compare_printed(value: float, printed: str, *, erratum: str | None = None,
 
     >>> compare_printed(7.47262e-6, "7.47e-6")
     ('agrees', '')
-    >>> compare_printed(0.8985, "0.898")[0], compare_printed(0.1, "0.123")[0]
+    >>> compare_printed(0.8991, "0.898")[0], compare_printed(0.1, "0.123")[0]
     ('rounding', 'disagrees')
     """
     p = float(printed)
