@@ -116,6 +116,20 @@ def test_theorem14_edge_cases_and_large_n():
         amplify(base, Poisson(0.3), relation="substitute")
 
 
+@pytest.mark.parametrize("base", [GaussianMechanism(1.0, relation="substitute"),
+                                  LaplaceMechanism(1.0, relation="substitute")], ids=repr)
+def test_theorem14_at_infinity_is_the_limit(base):
+    """δ'(∞) is the limit of the bound (β → γ), not NaN: (1 − γ) γ^n for a base with δ(∞) = 0,
+    and no larger ε' gives a larger δ'."""
+    g, n = 0.1, 100
+    prof = amplify(base, Poisson(g, n=n), relation="substitute")
+    d = prof.delta(np.array([0.0, 1.0, 50.0, 1e6, np.inf]))
+    assert np.all(np.isfinite(d))
+    assert np.all(np.diff(d) <= 1e-9 * d[:-1])  # non-increasing up to rounding
+    assert float(prof.delta(math.inf)) == pytest.approx((1 - g) * g**n, rel=1e-9)
+    assert float(prof.delta(math.inf)) >= (1 - g) * g**n  # rounded up, never down
+
+
 @pytest.mark.parametrize("scheme", [Poisson(0.2), WithoutReplacement(50, 10),
                                     WithReplacement(50, 10), MustOW(50, 20, 10),
                                     MustWW(50, 20, 10), MustWO(50, 20, 10)], ids=repr)

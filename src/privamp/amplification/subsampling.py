@@ -328,8 +328,13 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         n = self.scheme.n
         if g >= 1.0:
             return self.base._log_delta(eps_prime)
+        eps_prime = np.atleast_1d(np.asarray(eps_prime, dtype=float))
         eps = np.atleast_1d(deamplify_eps(eps_prime, g))
-        log_beta = np.minimum(eps_prime - eps, 0.0)  # log β ≤ 0
+        # log β ≤ 0; at ε' = ∞, β = e^{−ε} + γ(1 − e^{−ε}) → γ (the bound's limit, valid at ∞
+        # because δ' is non-increasing)
+        with np.errstate(invalid="ignore"):
+            log_beta = np.where(np.isposinf(eps_prime), math.log(g),
+                                np.minimum(eps_prime - eps, 0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
             log_1mb = log1mexp(log_beta)  # log(1 − β)
         log_g = math.log(g)
