@@ -89,9 +89,10 @@ def main() -> None:
     configs = grid(args.backend, args.cells, args.seed)
     n = len(configs)
     cells = sorted({(c.sigma, c.rate) for c in configs})
+    which = ("all 100 (sigma, q) cells" if len(cells) == 100 else "(sigma, q) cells "
+             + ", ".join(f"({s:g}, {q:g})" for s, q in cells))
     print(f"{n:,} configurations of the 10,000 (Poisson-subsampled Gaussian, backend "
-          f"{args.backend}, {os.cpu_count()} cores): (sigma, q) cells "
-          + ", ".join(f"({s:g}, {q:g})" for s, q in cells), flush=True)
+          f"{args.backend}, {os.cpu_count()} cores): {which}", flush=True)
     sample_idx = sorted(random.Random(args.seed + 1).sample(range(n), min(args.per_row, n)))
     sample = [configs[i] for i in sample_idx]
     ref, r_row = timed("accountant per row (one process)", lambda: per_row(sample),
