@@ -3,9 +3,9 @@
 
 It lists every artifact built (what it shows, its parameters and which of them the paper leaves
 out, how the paper's printed values compare with ours, the paper's claims checked, errata,
-files, time), the tables and figures not regenerated yet (:data:`PENDING`: they need the DP-SGD
-and bootstrap applications) or not regenerable (:data:`DIAGRAMS`: drawings without data), and
-every erratum involved.
+files, time), the artifacts not built in the folder because they read a data file that was not
+given (``--data``), the tables and figures not regenerated yet (:data:`PENDING`) or
+not regenerable (:data:`DIAGRAMS`: drawings without data), and every erratum involved.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from .paper_values import ERRATA
 
 __all__ = ["DIAGRAMS", "PENDING", "agreement_summary", "checks_summary", "write_report"]
 
-#: Tables and figures that need the applications (DP-SGD, bootstrap, ``privamp experiment``):
-#: (artifact id they will have, paper, label, what). An entry disappears from the report's
-#: "not yet regenerated" list as soon as an artifact with that id is registered.
+#: Tables and figures announced but not built yet: (artifact id they will have, paper, label,
+#: what). An entry disappears from the report's "not yet regenerated" list as soon as an artifact
+#: with that id is registered.
 PENDING = (
     ("must-table5", "must2023", "Table 5",
      "DP subsampling bootstrap of the mean and variance: mean (SD) of the estimates over 200 "
@@ -167,12 +167,17 @@ def write_report(folder: str | Path) -> Path:
         for r in mine:
             lines += _section(r)
             errata_seen += [e for e in r.get("errata", []) if e not in errata_seen]
+    present = {r["id"] for r in records}
+    no_data = [ARTIFACTS[k] for k in ARTIFACTS if ARTIFACTS[k].needs and k not in present]
+    if no_data:
+        lines += ["## Not built here: they read a data file", "",
+                  "Run `privamp reproduce ARTIFACT|all --data PATH` to build them (privamp "
+                  "never downloads data).", ""]
+        lines += [f"- **{a.label}** (`{a.id}`): {a.title}; needs {a.needs}." for a in no_data]
+        lines.append("")
     pending = [p for p in PENDING if p[0] not in ARTIFACTS]
     if pending:
-        lines += ["## Not yet regenerated (needs the applications)", "",
-                  "These need the DP-SGD and bootstrap experiments (privamp.applications, "
-                  "`privamp experiment`), which are being built separately; they will be "
-                  "registered as the artifacts named here.", ""]
+        lines += ["## Not yet regenerated (needs the applications)", ""]
         lines += [f"- **{PAPERS[p][:40].split(',')[0]} {label}** (`{aid}`): {what}."
                   for aid, p, label, what in pending]
         lines.append("")
