@@ -244,6 +244,25 @@ def _privacy_fields(st) -> dict[str, Any]:
     """The statement's fields (its ``sensitivity`` as ``per_copy_sensitivity``: the logistic
     experiment's "sensitivity" is the classifier's recall, as in the paper's Table 8)."""
     d = st.as_dict()
+    return _fields_of(d)
+
+
+def _sgd_privacy_fields(sgd: DPSGD, delta: float) -> dict[str, Any]:
+    """:func:`_privacy_fields` of a DP-SGD run; without accounting (``account_privacy=False``)
+    ``epsilon`` and ``accountant`` are ``None``."""
+    if sgd.privacy is not None:
+        return _privacy_fields(sgd.privacy)
+    from .privacy import describe_scheme, resolve_relations
+
+    base = resolve_relations(sgd.scheme, sgd.relation)[1]
+    return _fields_of({"epsilon": None, "epsilon_lower": None, "delta": delta,
+                       "relation": sgd.relation.value, "base_relation": base.value,
+                       "steps": sgd.steps, "noise_choice": "noise_multiplier (not accounted)",
+                       "sampling": describe_scheme(sgd.scheme), "accountant": None,
+                       "sensitivity": sgd.sensitivity})
+
+
+def _fields_of(d: dict[str, Any]) -> dict[str, Any]:
     out = {k: d[k] for k in ("epsilon", "epsilon_lower", "delta", "relation", "base_relation",
                              "steps", "noise_choice", "sampling", "accountant")}
     out["per_copy_sensitivity"] = d["sensitivity"]
@@ -265,7 +284,8 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
                       coefficients: Sequence[float] = (1.0, 0.5, 0.2),
                       initial_weights: Sequence[float] = (-1.0, -1.0, -1.0),
                       relation: str | None = None, seed: int = 0, baseline: bool = True,
-                      loss_curve: bool = False, progress: Progress = None) -> dict[str, Any]:
+                      loss_curve: bool = False, account_privacy: bool = True,
+                      progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 2 (Algorithm 2, Tables 6 and 7): ``repeats`` datasets
     y = β0 + β1 x1 + β2 x2 + N(0, 1), x ~ N(0, I₂), each fitted by DP-SGD and by the
     non-private Poisson baseline (on the same dataset).
@@ -277,7 +297,8 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
     dataset (``{"steps": [0, …, T], "loss": [...]}``; the same for the baseline). The first
     dataset depends only on ``seed``, so runs of several schemes with one seed share it (MUST
     Figure 6: "in a single dataset"). The loss reads the raw training data: a non-private
-    diagnostic.
+    diagnostic. ``account_privacy=False`` (with ``noise_multiplier``) skips the accounting
+    (``"epsilon": None``: no privacy statement; :class:`~privamp.applications.DPSGD`).
     """
     repeats = check_int("repeats", repeats, "[2, inf)")
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
@@ -285,7 +306,8 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
     sch = make_scheme(scheme, n=n, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.01)
     sgd = DPSGD(LinearRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
+                learning_rate=learning_rate, delta=delta, relation=relation,
+                account_privacy=account_privacy, **noise)
     base_scheme = Poisson(m / n)
     rng = np.random.default_rng(seed)
     tail = min(16, steps)
@@ -317,7 +339,7 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
 
     summary = _summary(rmse)
     out = {
-        "experiment": "linear", "scheme": scheme, **_privacy_fields(sgd.privacy),
+        "experiment": "linear", "scheme": scheme, **_sgd_privacy_fields(sgd, delta),
         "sigma": sgd.noise_std, "noise_multiplier": sgd.noise_multiplier,
         "sigma_averaged_gradient": sgd.noise_std / sgd.normaliser(n),
         "rmse": summary["mean"], "rmse_sd": summary["sd"], "coefficients": coef(est),
@@ -431,7 +453,8 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
                         noise_multiplier: float | None = None, delta: float | None = None,
                         repeats: int = 5, include_label: bool = False,
                         relation: str | None = None, seed: int = 0, baseline: bool = True,
-                        loss_curve: bool = False, progress: Progress = None) -> dict[str, Any]:
+                        loss_curve: bool = False, account_privacy: bool = True,
+                        progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 3 (Table 8): logistic regression on Adult by DP-SGD.
 
     As the paper: the first 3/4 of the rows train (30,969), the last 1/4 test (10,323), no
@@ -442,8 +465,9 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     averaged over ``repeats`` runs (seeds from ``seed``; the paper reports one run);
     ``metrics_sd`` gives their SDs over the runs (0 for one run). ``baseline=False`` skips the
     non-private baseline (``"baseline": None``); ``loss_curve=True`` adds the first run's
-    training cross-entropy every ``steps // 200`` steps (``"loss_curve"``, and the
-    baseline's), a non-private diagnostic.
+    training cross-entropy every ``steps // 100`` steps (``"loss_curve"``, and the
+    baseline's), a non-private diagnostic. ``account_privacy=False`` as in
+    :func:`linear_experiment`.
     """
     repeats = check_int("repeats", repeats, "[1, inf)")
     features, labels, names = load_adult(data, include_label=include_label)
@@ -460,13 +484,14 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     sch = make_scheme(scheme, n=n_train, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.0005)
     sgd = DPSGD(LogisticRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
+                learning_rate=learning_rate, delta=delta, relation=relation,
+                account_privacy=account_privacy, **noise)
     rng = np.random.default_rng(seed)
     w0 = np.ones(X.shape[1])
     model = LogisticRegression()
     runs, base_runs, final_loss = [], [], []
     curves: dict[str, dict[str, list]] = {}
-    fine = max(1, steps // 200)
+    fine = max(1, steps // 100)
     for r in range(repeats):
         every = fine if r == 0 and loss_curve else max(1, steps // 50)
         res = sgd.fit(X, y, rng=rng, initial_weights=w0, loss_every=every)
@@ -493,7 +518,7 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
 
     metrics = average(runs)
     out = {
-        "experiment": "logistic", "scheme": scheme, **_privacy_fields(sgd.privacy),
+        "experiment": "logistic", "scheme": scheme, **_sgd_privacy_fields(sgd, delta),
         "sigma": sgd.noise_std, "noise_multiplier": sgd.noise_multiplier,
         "sigma_averaged_gradient": sgd.noise_std / sgd.normaliser(n_train),
         **metrics, "accuracy_sd": _summary([mr["accuracy"] for mr in runs])["sd"],
