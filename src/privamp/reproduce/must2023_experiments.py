@@ -758,7 +758,8 @@ def _logistic_parameters(log: dict[str, Any]) -> dict[str, Any]:
     return {"n (training)": log["n_train"], "test records": log["n_test"], "b": LOG_B,
             "m": LOG_M, "T": LOG_T, "C": LOG_C, "learning rate": LOG_LR,
             "ε' per iteration": LOG_EPS, "δ": "1/n", "initial β": "1, …, 1",
-            "runs per cell": log["repeats"]}
+            "runs per cell (valid σ / paper's σ / label kept)":
+                " / ".join(str(log["repeats"][k]) for k in LOG_SETTINGS)}
 
 
 def pooled_sd(results: list[dict[str, Any]], metric: str, repeats: int) -> float:
