@@ -38,9 +38,11 @@ MUST-14): the artifact is run with the label excluded (accuracy ≈ 0.76, the ma
 0.74) and, as evidence for the erratum, with it kept, which reproduces the print. The data are
 read from the file given to ``privamp reproduce --data`` (never downloaded).
 
-Repeats: the paper uses 200 data sets per cell (one run for Adult); the full mode uses 200 for
-the printed comparisons, fewer for the runs at valid σ; the quick (CI) mode a few; every
-artifact states its counts and derives its tolerances from them.
+Repeats: the paper uses 200 data sets per cell (one run for Adult); the full mode uses 200 (5
+runs per Adult cell), the quick (CI) mode 5–10 (1–2); every artifact states its counts and
+derives its Monte-Carlo tolerances from them (:func:`_mc_tolerance`). The runs are shared within
+a ``privamp reproduce`` run: Tables 6, 7 and Figure 6 read one set of linear-regression runs,
+Table 8 and Figure S4 one set of logistic ones (``Context.memo``).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ from ._output import compare_printed, write_comparison, write_panels, write_tabl
 from ._registry import Cell, Check, Context, Result, register
 from .must2023 import eq9_sigma
 
-__all__ = ["paper_bootstrap", "paper_noise_multiplier", "paper_sigma"]
+__all__ = ["paper_bootstrap", "paper_epsilon", "paper_noise_multiplier", "paper_sigma"]
 
 PAPER = "must2023"
 ADULT = ("the MUST authors' preprocessed Adult CSV (41,292 rows, 13 features and income; "
@@ -90,7 +92,12 @@ def paper_sigma(scheme, eps_prime: float, delta: float, sensitivity: float) -> f
     ε = log(1 + (e^{ε'} − 1)/η), then Eq. (9) σ = Δ√(2 log(1.25/δ))/ε with the paper's
     sensitivity Δ (divided by n: erratum MUST-15; Eq. (9) is applied also where ε ≥ 1,
     erratum MUST-16). Reproduces Tables 4, 6 and 8 (see must-table4, must-table6,
-    must-table8)."""
+    must-table8).
+
+    >>> from privamp.sampling import WOR
+    >>> round(paper_sigma(WOR(300, 30), 0.1, 1 / 300, 8 / 300), 4)  # Table 4, σ(μ): 0.13
+    0.1278
+    """
     eps = float(deamplify_eps(eps_prime, float(scheme.eta)))
     return eq9_sigma(eps, delta, sensitivity)[0]
 
@@ -99,7 +106,12 @@ def paper_noise_multiplier(scheme, sigma_mean: float, batch: float, clip: float)
     """The noise multiplier z that makes privamp's DP-SGD add the paper's noise: the paper adds
     N(0, σ²) to the *averaged* clipped gradient; privamp adds N(0, (zΔ)²) to the *sum* and
     divides by the expected batch size B, so zΔ = σB, with Δ the per-copy sensitivity of the
-    sum under the scheme's base relation (C for Poisson under add/remove, 2C otherwise)."""
+    sum under the scheme's base relation (C for Poisson under add/remove, 2C otherwise).
+
+    >>> from privamp.sampling import WOR
+    >>> round(paper_noise_multiplier(WOR(1000, 100), 0.1183, 100, 3.0), 4)  # Table 6, ε' = 0.01
+    1.9717
+    """
     _, base = resolve_relations(scheme, None)
     return sigma_mean * batch / clipped_sum_sensitivity(clip, base)
 
@@ -109,7 +121,12 @@ def paper_epsilon(scheme, noise_multiplier: float, clip: float, steps: int,
     """What privamp's accountant certifies for ``steps`` DP-SGD iterations at the paper's noise
     (the statement :class:`~privamp.applications.DPSGD` would make): ε at ``delta`` on the whole
     data set, or ``None`` when no finite ε can be certified (one step's privacy loss overflows
-    e^700: the MUST schemes at the paper's σ·m on Adult)."""
+    e^700: the MUST schemes at the paper's σ·m on Adult).
+
+    >>> from privamp.sampling import WOR
+    >>> round(paper_epsilon(WOR(1000, 100), 1.9717, 3.0, 200, 1e-3), 2)  # ε' = 0.01 per step
+    2.67
+    """
     from ..applications.privacy import account
     from ..mechanisms.gaussian import GaussianMechanism
 
@@ -149,6 +166,13 @@ def paper_bootstrap(x: np.ndarray, scheme, replicates: int, sigma_mean: float,
     replicates (subsamples of fewer than two records are left out, as for the non-private
     baseline). Returns ``(μ̂, τ̂², μ̂ without noise, τ̂² without noise)`` — the last two are the
     paper's "non-private" bootstrap when ``scheme`` is Poisson(m/n).
+
+    >>> from privamp.sampling import WOR
+    >>> x = np.random.default_rng(1).normal(size=300)
+    >>> mu, tau2, mu0, tau20 = paper_bootstrap(x, WOR(300, 30), 500, 0.1278, 1.022,
+    ...                                        np.random.default_rng(2))
+    >>> bool(abs(mu - x.mean()) < 0.02), bool(abs(tau20 - x.var(ddof=1)) < 0.05)
+    (True, True)
     """
     n = x.size
     means = np.full(replicates, np.nan)
