@@ -285,11 +285,27 @@ def _sgd(**kw):
     ({"noise_multiplier": -1.0}, "noise_multiplier"),
     ({"target_epsilon": 1.0}, "target_epsilon"),  # together with noise_multiplier
     ({"noise_multiplier": None}, "target_epsilon"),  # none given
+    ({"noise_multiplier": None, "step_epsilon": 0.1, "account_privacy": False},
+     "account_privacy"),  # only a given noise multiplier can skip the accountant
 ])
 def test_bad_parameters_are_clear_errors(kw, param):
     with pytest.raises(InvalidParameterError) as info:
         _sgd(**kw)
     assert info.value.parameter == param
+
+
+def test_unaccounted_run_has_no_statement_but_the_same_noise():
+    """account_privacy=False (re-running a published noise level no accountant certifies)
+    keeps σ = z·Δ and the training, and says nothing about privacy."""
+    X = np.column_stack([np.ones(100), np.linspace(-1, 1, 100)])
+    y = X @ [0.5, 1.0]
+    accounted, bare = _sgd(), _sgd(account_privacy=False)
+    assert bare.privacy is None and accounted.privacy is not None
+    assert bare.noise_std == accounted.noise_std == 2.0 * bare.sensitivity
+    assert bare.noise_multiplier == pytest.approx(2.0)
+    fit = bare.fit(X, y, rng=3)
+    assert fit.privacy is None
+    assert np.array_equal(fit.weights, accounted.fit(X, y, rng=3).weights)
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from privamp import InvalidParameterError
 from privamp.applications.experiments import (
     ADULT_COLUMNS,
     PAPER_TABLE9,
+    bootstrap_experiment,
     efficiency_experiment,
     linear_experiment,
     load_adult,
@@ -100,13 +101,32 @@ def test_linear_experiment_reports_honest_noise():
     assert 0.95 < r["baseline"]["rmse"] < 1.05 and r["rmse"] < 1.2 * r["baseline"]["rmse"]
 
 
+def test_linear_experiment_loss_curves_share_the_first_dataset_and_baseline_is_optional():
+    """With one seed every scheme's first dataset is the same (MUST Figure 6: "in a single
+    dataset"): the initial losses coincide, the curves have T + 1 points and go down."""
+    a = linear_experiment("wor", repeats=2, steps=40, seed=3, loss_curve=True)
+    b = linear_experiment("must-ww", repeats=2, steps=40, seed=3, loss_curve=True,
+                          baseline=False)
+    assert b["baseline"] is None and "loss_curve" in a["baseline"]
+    for r in (a, b):
+        assert r["loss_curve"]["steps"] == list(range(41)) and len(r["loss_curve"]["loss"]) == 41
+    assert a["loss_curve"]["loss"][0] == b["loss_curve"]["loss"][0] == \
+        a["baseline"]["loss_curve"]["loss"][0]
+    assert a["loss_curve"]["loss"][-1] < 0.5 * a["loss_curve"]["loss"][0]
+    assert bootstrap_experiment("wor", repeats=2, replicates=20, baseline=False)["baseline"] \
+        is None
+
+
 @needs_adult
 def test_logistic_on_adult_with_the_label_excluded_gives_an_honest_accuracy():
     """Without the label the non-private baseline reaches ≈ 0.764 (the catalogue's replication)
     and DP-SGD ≈ 0.75–0.77 (the majority class is 0.740); with the paper's leak the non-private
     baseline reproduces its 0.98."""
-    r = logistic_experiment(ADULT, "must-ow", repeats=1, seed=0)
+    r = logistic_experiment(ADULT, "must-ow", repeats=1, seed=0, loss_curve=True)
     assert "income" not in r["parameters"]["features"]
+    curve = r["loss_curve"]
+    assert curve["steps"][:3] == [0, 10, 20] and len(curve["loss"]) == 101
+    assert curve["loss"][-1] < 0.5 * curve["loss"][0] and r["metrics_sd"]["accuracy"] == 0.0
     assert r["parameters"]["n_train"] == 30_969 and r["parameters"]["n_test"] == 10_323
     assert r["majority_class_accuracy"] == pytest.approx(7641 / 10323)
     assert 0.755 <= r["baseline"]["accuracy"] <= 0.775

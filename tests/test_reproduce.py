@@ -1,6 +1,8 @@
 """``privamp reproduce``: every table and figure of the five papers, regenerated.
 
-One quick run of ``privamp reproduce all --quick`` (the CI version, ~1 minute) feeds the tests:
+One quick run of ``privamp reproduce all --quick --data ADULT`` (the CI version, ~1.5 minutes;
+the ``quick`` fixture in conftest.py, shared with test_reproduce_must_experiments.py) feeds the
+tests:
 each figure file is produced and non-trivial, each table's numbers are checked against the
 paper's printed values cell by cell (every disagreement is a documented erratum), every paper
 claim our numbers contradict is reported as an erratum, and REPRODUCTION.md summarises it all.
@@ -8,15 +10,14 @@ claim our numbers contradict is reported as an erratum, and REPRODUCTION.md summ
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import ADULT
 from privamp.cli import main
 from privamp.reproduce import ARTIFACTS, PAPERS, resolve, run
 from privamp.reproduce._output import compare_printed, printed_unit
@@ -32,20 +33,11 @@ EXPECTED = {
     "must-table1", "must-table2", "must-table3", "must-table4", "must-table6", "must-table8",
     "must-table9", "must-table10", "must-fig3", "must-fig4", "must-fig5", "must-figS1",
     "must-figS2", "must-figS3",
+    # the utility experiments (must2023_experiments); the last two read the Adult data
+    "must-table5", "must-table6-rmse", "must-table7", "must-fig6",
+    "must-table8-metrics", "must-figS4",
 }
-
-
-@pytest.fixture(scope="session")
-def quick(tmp_path_factory):
-    """``privamp reproduce all --quick --json`` into a temporary folder, once per session."""
-    out = tmp_path_factory.mktemp("reproduction")
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        status = main(["reproduce", "all", "--quick", "--out", str(out), "--json"])
-    assert status == 0
-    lines = buf.getvalue().strip().splitlines()
-    assert len(lines) == 1  # exactly one JSON object
-    return out, json.loads(lines[0])
+NEEDS_DATA = {"must-table8-metrics", "must-figS4"}
 
 
 def comparison(folder: Path, artifact_id: str) -> list[dict]:
@@ -70,19 +62,21 @@ def test_registry_has_every_table_and_figure():
         assert art.title and art.label
 
 
-def test_pending_artifacts_are_not_registered_as_placeholders():
-    """The DP-SGD / bootstrap tables and figures are listed as pending, not registered."""
-    pending = {aid for aid, *_ in PENDING}
-    assert {"must-table5", "must-table7", "must-fig6", "must-figS4"} <= pending
-    assert not pending & set(ARTIFACTS)
+def test_nothing_is_pending_and_only_the_adult_artifacts_read_data():
+    """Every table and figure announced is registered (PENDING is empty), and exactly the two
+    Adult artifacts declare a data file."""
+    assert not [aid for aid, *_ in PENDING if aid not in ARTIFACTS]
+    assert {k for k in ARTIFACTS if ARTIFACTS[k].needs} == NEEDS_DATA
+    assert all("adult_processed.csv" in ARTIFACTS[k].needs for k in NEEDS_DATA)
 
 
 def test_resolve_names():
     assert resolve("all") == list(ARTIFACTS)
     assert set(resolve("bbg2018")) == {k for k in EXPECTED if k.startswith("bbg-")}
     assert resolve("must-table3") == ["must-table3"]
+    assert resolve("must-table5") == ["must-table5"]
     with pytest.raises(Exception, match="artifact id"):
-        resolve("must-table5")
+        resolve("must-table11")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,12 +89,15 @@ def test_quick_run_json_lists_every_artifact(quick):
     assert data["quick"] is True and data["report"].endswith("REPRODUCTION.md")
     assert [a["id"] for a in data["artifacts"]] == list(ARTIFACTS)
     for a in data["artifacts"]:
+        assert ("skipped" in a) == (a["id"] in NEEDS_DATA and not ADULT.exists())
         for name in a["files"]:
             assert (folder / name).exists(), name
 
 
 @pytest.mark.parametrize("artifact_id", sorted(EXPECTED))
 def test_artifact_files_are_produced_and_not_trivial(quick, artifact_id):
+    if artifact_id in NEEDS_DATA and not ADULT.exists():
+        pytest.skip("../shared/data not available")
     folder, _ = quick
     png = folder / f"{artifact_id}.png"
     data = png.read_bytes()
@@ -124,6 +121,9 @@ def test_every_contradicted_claim_is_an_erratum(quick):
     artifact must report an erratum, and every erratum key is documented."""
     folder, _ = quick
     for artifact_id in ARTIFACTS:
+        if not (folder / f"{artifact_id}.json").exists():
+            assert artifact_id in NEEDS_DATA and not ADULT.exists()
+            continue
         record = manifest(folder, artifact_id)
         assert all(key in ERRATA for key in record["errata"])
         if any(not c["holds"] for c in record["checks"]):
@@ -234,11 +234,12 @@ def test_report_summarises_every_artifact(quick):
     folder, _ = quick
     text = (folder / "REPRODUCTION.md").read_text()
     for artifact_id in ARTIFACTS:
-        assert f"### {artifact_id}" in text
-    assert "Not yet regenerated (needs the applications)" in text
-    for aid in ("must-table5", "must-table7", "must-fig6", "must-figS4"):
-        assert aid in text
-    assert "| MUST-8 |" in text and "Quick mode" in text
+        if artifact_id in NEEDS_DATA and not ADULT.exists():
+            assert f"(`{artifact_id}`)" in text  # listed under "Not built here"
+        else:
+            assert f"### {artifact_id}" in text
+    assert "Not yet regenerated" not in text
+    assert "| MUST-8 |" in text and "Quick mode" in text and "| MUST-14 |" in text
     assert "drawings without data" in text
 
 
@@ -298,10 +299,12 @@ def run_error(argv, capsys):
 def test_cli_list(capsys):
     d = run_json(["reproduce", "list"], capsys)
     assert [a["id"] for a in d["artifacts"]] == list(ARTIFACTS)
-    assert {p["id"] for p in d["pending"]} == {p[0] for p in PENDING}
+    assert d["pending"] == []
+    assert {a["id"] for a in d["artifacts"] if a["needs"]} == NEEDS_DATA
     assert main(["reproduce", "list"]) == 0
     out, _ = capsys.readouterr()
-    assert "must-table3" in out and "Not yet regenerated" in out
+    assert "must-table3" in out and "must-figS4 (needs --data)" in out
+    assert "Not yet regenerated" not in out
 
 
 def test_cli_one_artifact(tmp_path, capsys):
@@ -315,8 +318,15 @@ def test_cli_one_artifact(tmp_path, capsys):
 
 
 def test_cli_errors(tmp_path, capsys):
-    line = run_error(["reproduce", "must-table5", "--out", str(tmp_path)], capsys)
-    assert "ARTIFACT" in line and "must-table5" in line
+    line = run_error(["reproduce", "must-table11", "--out", str(tmp_path)], capsys)
+    assert "ARTIFACT" in line and "must-table11" in line
+    line = run_error(["reproduce", "must-table8-metrics", "--out", str(tmp_path)], capsys)
+    assert line.startswith("privamp: error: --data must be given for must-table8-metrics")
+    assert "adult_processed.csv" in line
+    line = run_error(["reproduce", "must-figS4", "--data", str(tmp_path / "none.csv"),
+                      "--out", str(tmp_path)], capsys)
+    assert "--data must be an existing data file" in line and "none.csv" in line
+    assert not list(tmp_path.iterdir())  # refused before anything was built
     line = run_error(["reproduce", "bbg-table1", "--seed", "-1", "--out", str(tmp_path)],
                      capsys)
     assert "--seed" in line

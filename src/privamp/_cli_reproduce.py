@@ -6,9 +6,12 @@ Thin, like the rest of the command line: parse, call :func:`privamp.reproduce.ru
     privamp reproduce must-table3 --out reproduction
     privamp reproduce must2023 --out reproduction           # every artifact of one paper
     privamp reproduce all --out reproduction [--quick]
+    privamp reproduce all --data ../shared/data/adult_processed.csv   # + MUST Table 8, Fig. S4
 
 Each artifact writes ``<id>.png``, ``<id>.csv`` (and ``<id>-comparison.csv`` for tables) into
-``--out``; ``REPRODUCTION.md`` there summarises every artifact present. ``--json`` prints one
+``--out``; ``REPRODUCTION.md`` there summarises every artifact present. The artifacts on the
+Adult data read the file given by ``--data`` (never downloaded); without it ``all`` skips them
+(their entry in the JSON has ``"skipped"``) and naming one is an error. ``--json`` prints one
 object: ``{"out", "report", "quick", "seconds", "artifacts": [...]}`` (``list``:
 ``{"artifacts": [...], "pending": [...]}``).
 """
@@ -26,7 +29,7 @@ __all__ = ["register"]
 
 def register(sub, plot_sub) -> None:
     """Add ``reproduce`` to the command parsers."""
-    register_option_names({"artifact": "ARTIFACT", "seed": "--seed"})
+    register_option_names({"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"})
     p = sub.add_parser("reproduce", help="regenerate the papers' tables and figures "
                                          "(PNG, CSV, comparison with the paper, REPRODUCTION.md)")
     p.add_argument("artifact", metavar="ARTIFACT",
@@ -38,6 +41,10 @@ def register(sub, plot_sub) -> None:
                    help="the CI version: fewer Monte-Carlo draws, coarser grids, smaller FFTs")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the Monte-Carlo parts (default 0)")
+    p.add_argument("--data", metavar="PATH", default=None,
+                   help="data file of the artifacts that read one: the MUST authors' "
+                        "preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv) for "
+                        "must-table8-metrics and must-figS4; without it 'all' skips them")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_reproduce)
 
@@ -46,19 +53,19 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from .reproduce import ARTIFACTS
     from .reproduce.report import PENDING
 
-    arts = [{"id": a.id, "paper": a.paper, "kind": a.kind, "label": a.label, "title": a.title}
-            for a in (ARTIFACTS[k] for k in ARTIFACTS)]
-    pending = [{"id": aid, "paper": paper, "label": label, "what": what,
-                "needs": "the DP-SGD and bootstrap applications"}
+    arts = [{"id": a.id, "paper": a.paper, "kind": a.kind, "label": a.label, "title": a.title,
+             "needs": a.needs} for a in (ARTIFACTS[k] for k in ARTIFACTS)]
+    pending = [{"id": aid, "paper": paper, "label": label, "what": what}
                for aid, paper, label, what in PENDING if aid not in ARTIFACTS]
     if args.json:
         emit_json({"artifacts": arts, "pending": pending})
         return 0
     print(table(["artifact", "paper", "kind", "table/figure"],
-                [[a["id"], a["paper"], a["kind"], a["label"]] for a in arts]))
+                [[a["id"] + (" (needs --data)" if a["needs"] else ""), a["paper"], a["kind"],
+                  a["label"]] for a in arts]))
     if pending:
         print()
-        print("Not yet regenerated (needs the applications): "
+        print("Not yet regenerated: "
               + ", ".join(f"{p['label']} ({p['id']})" for p in pending))
     return 0
 
@@ -69,7 +76,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 
     if args.artifact == "list":
         return _cmd_list(args)
-    ids = resolve(args.artifact)  # InvalidParameterError (exit 2) for an unknown name
+    resolve(args.artifact)  # InvalidParameterError (exit 2) for an unknown name, up front
     tty = sys.stderr.isatty() and not args.json
     start = time.perf_counter()
 
@@ -81,10 +88,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             return
         if tty:
             sys.stderr.write("\r" + " " * 40 + "\r")
-        if not args.json:
+        if args.json:
+            return
+        if "skipped" in record:
+            print(f"{artifact_id:<22} skipped: {record['skipped']}")
+        else:
             print(f"{artifact_id:<22} {record['seconds']:7.1f} s  {agreement_summary(record)}")
 
-    records = run(ids, args.out, quick=args.quick, seed=args.seed, progress=progress)
+    records = run([args.artifact], args.out, quick=args.quick, seed=args.seed, data=args.data,
+                  progress=progress)
     seconds = time.perf_counter() - start
     report = f"{args.out.rstrip('/')}/REPRODUCTION.md"
     if args.json:
@@ -95,9 +107,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 "id": r["id"], "paper": r["paper"], "kind": r["kind"], "label": r["label"],
                 "seconds": r["seconds"], "files": r["files"], "comparison": r["comparison"],
                 "checks_held": sum(1 for c in r["checks"] if c["holds"]),
-                "checks": len(r["checks"]), "errata": r["errata"]} for r in records],
+                "checks": len(r["checks"]), "errata": r["errata"],
+                **({"skipped": r["skipped"]} if "skipped" in r else {})} for r in records],
         })
         return 0
-    print(f"wrote {len(records)} artifact(s) to {args.out} in {seconds:.1f} s; summary: "
-          f"{report}")
+    built = [r for r in records if "skipped" not in r]
+    skipped = len(records) - len(built)
+    print(f"wrote {len(built)} artifact(s) to {args.out} in {seconds:.1f} s"
+          + (f" ({skipped} skipped: give --data PATH)" if skipped else "")
+          + f"; summary: {report}")
     return 0

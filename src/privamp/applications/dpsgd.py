@@ -296,13 +296,18 @@ class DPSGD:
         Relation on the whole dataset (default: the scheme's natural one).
     backend : str
         Accountant backend (default "pld").
+    account_privacy : bool
+        ``False`` skips the accounting (only with ``noise_multiplier``): :attr:`privacy` is
+        then ``None`` and the run has **no privacy statement**. For re-running published noise
+        levels that no accountant can certify (the MUST paper's, in
+        :mod:`privamp.reproduce.must2023_experiments`); never for a release.
 
     Exactly one of ``target_epsilon``, ``noise_multiplier``, ``step_epsilon`` is given. The
     calibration happens once, here; :meth:`fit` can then run on many datasets of the same size.
 
     Attributes
     ----------
-    privacy : PrivacyStatement
+    privacy : PrivacyStatement or None
     sensitivity : float
         Per-copy sensitivity Δ of the clipped-gradient sum under the base relation (C or 2C).
     noise_std : float
@@ -313,7 +318,8 @@ class DPSGD:
                  learning_rate: float | Callable[[int], float], delta: float,
                  target_epsilon: float | None = None, noise_multiplier: float | None = None,
                  step_epsilon: float | None = None, step_delta: float | None = None,
-                 relation: NeighbouringRelation | str | None = None, backend: str = "pld"):
+                 relation: NeighbouringRelation | str | None = None, backend: str = "pld",
+                 account_privacy: bool = True):
         if not isinstance(model, Model):
             raise InvalidParameterError("model", "a privamp.applications.dpsgd.Model", model)
         self.model = model
@@ -330,31 +336,41 @@ class DPSGD:
             raise InvalidParameterError(
                 "target_epsilon", "given alone, or replaced by exactly one of noise_multiplier, "
                 "step_epsilon", target_epsilon)
+        if not account_privacy and noise_multiplier is None:
+            raise InvalidParameterError(
+                "account_privacy", "True unless noise_multiplier is given (the other noise "
+                "choices are made by the accountant)", account_privacy)
+        self.privacy: PrivacyStatement | None
         if target_epsilon is not None:
             self.privacy = calibrate_noise(target_epsilon, delta, scheme=scheme,
                                            steps=self.steps, sensitivity=self.sensitivity,
                                            relation=outer, backend=backend)
+            self._noise_std = self.privacy.sigma
         elif noise_multiplier is not None:
             from ..mechanisms.gaussian import GaussianMechanism
 
             z = check_real("noise_multiplier", noise_multiplier, "(0, inf)")
             mech = GaussianMechanism(z * self.sensitivity, self.sensitivity, base)
-            self.privacy = account(mech, scheme=scheme, steps=self.steps, delta=delta,
-                                   relation=outer, backend=backend)
+            self.privacy = (account(mech, scheme=scheme, steps=self.steps, delta=delta,
+                                    relation=outer, backend=backend)
+                            if account_privacy else None)
+            self._noise_std = mech.sigma
         else:
             self.privacy = per_step_statement(
                 step_epsilon, delta if step_delta is None else step_delta, scheme=scheme,
                 steps=self.steps, delta=delta, sensitivity=self.sensitivity, relation=outer,
                 backend=backend)
+            self._noise_std = self.privacy.sigma
 
     @property
     def noise_std(self) -> float:
         """σ: standard deviation of the noise on the clipped-gradient sum."""
-        return self.privacy.sigma
+        return self._noise_std
 
     @property
     def noise_multiplier(self) -> float:
-        return self.privacy.noise_multiplier
+        """σ / Δ."""
+        return self._noise_std / self.sensitivity
 
     def normaliser(self, n: int) -> float:
         """The fixed divisor B of the noisy sum: γn for Poisson, m otherwise."""

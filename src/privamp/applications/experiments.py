@@ -174,7 +174,7 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
                          noise_multiplier: float | None = None,
                          delta: float | None = None, bounds: tuple[float, float] = (-4.0, 4.0),
                          relation: str | None = None, confidence: float = 0.95, seed: int = 0,
-                         progress: Progress = None) -> dict[str, Any]:
+                         baseline: bool = True, progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 1 (Tables 4 and 5): ``repeats`` datasets of n i.i.d. N(0, 1)
     values, each estimated by the DP bootstrap (:class:`~privamp.applications.DpBootstrap`)
     with ``replicates`` subsamples drawn by ``scheme``.
@@ -183,7 +183,8 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
     1/n), the noise (``sigma``: standard deviation of the noise on a replicate's released mean,
     Table 4's σ(μ)), and the estimates' mean, SD, bias and RMSE over the repeats (Table 5) with
     the coverage of the confidence intervals; ``baseline`` is the paper's non-private Poisson
-    (m/n) bootstrap (plain subsample means and variances).
+    (m/n) bootstrap (plain subsample means and variances), or ``None`` when ``baseline=False``
+    (it doubles the running time and does not depend on the scheme).
     """
     repeats = check_int("repeats", repeats, "[2, inf)")
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
@@ -201,14 +202,15 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
         variances.append(res.variance)
         cover_mean += res.mean_ci[0] <= 0.0 <= res.mean_ci[1]
         cover_var += res.variance_ci[0] <= 1.0 <= res.variance_ci[1]
-        bm, bv = [], []
-        for _ in range(replicates):
-            vals = base.sample(n, rng).take(x)
-            if vals.size >= 2:
-                bm.append(vals.mean())
-                bv.append(vals.var(ddof=1))
-        base_means.append(np.mean(bm))
-        base_vars.append(np.mean(bv))
+        if baseline:
+            bm, bv = [], []
+            for _ in range(replicates):
+                vals = base.sample(n, rng).take(x)
+                if vals.size >= 2:
+                    bm.append(vals.mean())
+                    bv.append(vals.var(ddof=1))
+            base_means.append(np.mean(bm))
+            base_vars.append(np.mean(bv))
         _tick(progress, r + 1, repeats, f"bootstrap {scheme}")
     sigma_mean, sigma_m2 = boot.noise_std(n)
     st = boot.privacy
@@ -229,7 +231,7 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
         "coverage_mean": cover_mean / repeats, "coverage_variance": cover_var / repeats,
         "confidence": confidence,
         "baseline": {"scheme": "poisson (non-private)", "mean": stats(base_means, 0.0),
-                     "variance": stats(base_vars, 1.0)},
+                     "variance": stats(base_vars, 1.0)} if baseline else None,
         "parameters": {"n": n, "m": m, "b": b if sch.kind.startswith("must") else None,
                        "replicates": replicates, "repeats": repeats,
                        "step_epsilon": noise.get("step_epsilon"),
@@ -242,6 +244,25 @@ def _privacy_fields(st) -> dict[str, Any]:
     """The statement's fields (its ``sensitivity`` as ``per_copy_sensitivity``: the logistic
     experiment's "sensitivity" is the classifier's recall, as in the paper's Table 8)."""
     d = st.as_dict()
+    return _fields_of(d)
+
+
+def _sgd_privacy_fields(sgd: DPSGD, delta: float) -> dict[str, Any]:
+    """:func:`_privacy_fields` of a DP-SGD run; without accounting (``account_privacy=False``)
+    ``epsilon`` and ``accountant`` are ``None``."""
+    if sgd.privacy is not None:
+        return _privacy_fields(sgd.privacy)
+    from .privacy import describe_scheme, resolve_relations
+
+    base = resolve_relations(sgd.scheme, sgd.relation)[1]
+    return _fields_of({"epsilon": None, "epsilon_lower": None, "delta": delta,
+                       "relation": sgd.relation.value, "base_relation": base.value,
+                       "steps": sgd.steps, "noise_choice": "noise_multiplier (not accounted)",
+                       "sampling": describe_scheme(sgd.scheme), "accountant": None,
+                       "sensitivity": sgd.sensitivity})
+
+
+def _fields_of(d: dict[str, Any]) -> dict[str, Any]:
     out = {k: d[k] for k in ("epsilon", "epsilon_lower", "delta", "relation", "base_relation",
                              "steps", "noise_choice", "sampling", "accountant")}
     out["per_copy_sensitivity"] = d["sensitivity"]
@@ -262,7 +283,8 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
                       delta: float | None = None, repeats: int = 200,
                       coefficients: Sequence[float] = (1.0, 0.5, 0.2),
                       initial_weights: Sequence[float] = (-1.0, -1.0, -1.0),
-                      relation: str | None = None, seed: int = 0,
+                      relation: str | None = None, seed: int = 0, baseline: bool = True,
+                      loss_curve: bool = False, account_privacy: bool = True,
                       progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 2 (Algorithm 2, Tables 6 and 7): ``repeats`` datasets
     y = β0 + β1 x1 + β2 x2 + N(0, 1), x ~ N(0, I₂), each fitted by DP-SGD and by the
@@ -270,7 +292,13 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
 
     ``rmse`` is the paper's: the square root of the mean training MSE over the last 16
     iterations, averaged over repeats (``rmse_sd`` its SD); ``coefficients`` gives the bias and
-    RMSE of each β̂ (Table 7).
+    RMSE of each β̂ (Table 7). ``baseline=False`` skips the baseline (``"baseline": None``).
+    ``loss_curve=True`` adds ``"loss_curve"``: the training MSE after each step on the first
+    dataset (``{"steps": [0, …, T], "loss": [...]}``; the same for the baseline). The first
+    dataset depends only on ``seed``, so runs of several schemes with one seed share it (MUST
+    Figure 6: "in a single dataset"). The loss reads the raw training data: a non-private
+    diagnostic. ``account_privacy=False`` (with ``noise_multiplier``) skips the accounting
+    (``"epsilon": None``: no privacy statement; :class:`~privamp.applications.DPSGD`).
     """
     repeats = check_int("repeats", repeats, "[2, inf)")
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
@@ -278,11 +306,13 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
     sch = make_scheme(scheme, n=n, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.01)
     sgd = DPSGD(LinearRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
+                learning_rate=learning_rate, delta=delta, relation=relation,
+                account_privacy=account_privacy, **noise)
     base_scheme = Poisson(m / n)
     rng = np.random.default_rng(seed)
     tail = min(16, steps)
     rmse, base_rmse, est, base_est = [], [], [], []
+    curves: dict[str, dict[str, list]] = {}
     for r in range(repeats):
         x = rng.normal(size=(n, beta.size - 1))
         X = np.column_stack([np.ones(n), x])
@@ -290,11 +320,16 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
         res = sgd.fit(X, y, rng=rng, initial_weights=initial_weights)
         rmse.append(math.sqrt(np.mean(res.loss_history[-tail:])))
         est.append(res.weights)
-        base = nonprivate_sgd(LinearRegression(), X, y, scheme=base_scheme, steps=steps,
-                              learning_rate=learning_rate, rng=rng,
-                              initial_weights=initial_weights)
-        base_rmse.append(math.sqrt(np.mean(base.loss_history[-tail:])))
-        base_est.append(base.weights)
+        if r == 0 and loss_curve:
+            curves["dp"] = _curve(res)
+        if baseline:
+            base = nonprivate_sgd(LinearRegression(), X, y, scheme=base_scheme, steps=steps,
+                                  learning_rate=learning_rate, rng=rng,
+                                  initial_weights=initial_weights)
+            base_rmse.append(math.sqrt(np.mean(base.loss_history[-tail:])))
+            base_est.append(base.weights)
+            if r == 0 and loss_curve:
+                curves["baseline"] = _curve(base)
         _tick(progress, r + 1, repeats, f"linear {scheme}")
 
     def coef(estimates):
@@ -303,19 +338,35 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
                 "rmse": np.sqrt(np.mean(e * e, axis=0)).tolist()}
 
     summary = _summary(rmse)
-    return {
-        "experiment": "linear", "scheme": scheme, **_privacy_fields(sgd.privacy),
+    out = {
+        "experiment": "linear", "scheme": scheme, **_sgd_privacy_fields(sgd, delta),
         "sigma": sgd.noise_std, "noise_multiplier": sgd.noise_multiplier,
         "sigma_averaged_gradient": sgd.noise_std / sgd.normaliser(n),
         "rmse": summary["mean"], "rmse_sd": summary["sd"], "coefficients": coef(est),
         "baseline": {"scheme": "poisson (non-private)", "rmse": _summary(base_rmse)["mean"],
-                     "rmse_sd": _summary(base_rmse)["sd"], "coefficients": coef(base_est)},
+                     "rmse_sd": _summary(base_rmse)["sd"], "coefficients": coef(base_est)}
+        if baseline else None,
         "parameters": {"n": n, "b": b if sch.kind.startswith("must") else None, "m": m,
                        "steps": steps, "clip_norm": clip_norm, "learning_rate": learning_rate,
                        "step_epsilon": noise.get("step_epsilon"),
                        "target_epsilon": target_epsilon, "noise_multiplier": noise_multiplier,
                        "repeats": repeats, "coefficients": beta.tolist(), "seed": seed},
     }
+    _add_curves(out, curves)
+    return out
+
+
+def _curve(result) -> dict[str, list]:
+    """The recorded training loss of one fit, as plain lists."""
+    return {"steps": result.loss_steps.tolist(), "loss": result.loss_history.tolist()}
+
+
+def _add_curves(out: dict[str, Any], curves: dict[str, dict[str, list]]) -> None:
+    """Put the first repeat's loss curves (if recorded) into an experiment's result."""
+    if "dp" in curves:
+        out["loss_curve"] = curves["dp"]
+    if "baseline" in curves and out.get("baseline") is not None:
+        out["baseline"]["loss_curve"] = curves["baseline"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,7 +452,8 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
                         target_epsilon: float | None = None,
                         noise_multiplier: float | None = None, delta: float | None = None,
                         repeats: int = 5, include_label: bool = False,
-                        relation: str | None = None, seed: int = 0,
+                        relation: str | None = None, seed: int = 0, baseline: bool = True,
+                        loss_curve: bool = False, account_privacy: bool = True,
                         progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 3 (Table 8): logistic regression on Adult by DP-SGD.
 
@@ -410,7 +462,12 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     public domain bounds — they are not covered by the privacy statement); an intercept; initial
     weights 1; class 1 iff xᵀβ > 0. Unlike the paper, ``income`` is **not** a feature
     (``include_label=True`` reproduces the leak, for demonstration only). The metrics are
-    averaged over ``repeats`` runs (seeds from ``seed``; the paper reports one run).
+    averaged over ``repeats`` runs (seeds from ``seed``; the paper reports one run);
+    ``metrics_sd`` gives their SDs over the runs (0 for one run). ``baseline=False`` skips the
+    non-private baseline (``"baseline": None``); ``loss_curve=True`` adds the first run's
+    training cross-entropy every ``steps // 100`` steps (``"loss_curve"``, and the
+    baseline's), a non-private diagnostic. ``account_privacy=False`` as in
+    :func:`linear_experiment`.
     """
     repeats = check_int("repeats", repeats, "[1, inf)")
     features, labels, names = load_adult(data, include_label=include_label)
@@ -427,34 +484,49 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     sch = make_scheme(scheme, n=n_train, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.0005)
     sgd = DPSGD(LogisticRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
-                learning_rate=learning_rate, delta=delta, relation=relation, **noise)
+                learning_rate=learning_rate, delta=delta, relation=relation,
+                account_privacy=account_privacy, **noise)
     rng = np.random.default_rng(seed)
     w0 = np.ones(X.shape[1])
     model = LogisticRegression()
     runs, base_runs, final_loss = [], [], []
+    curves: dict[str, dict[str, list]] = {}
+    fine = max(1, steps // 100)
     for r in range(repeats):
-        res = sgd.fit(X, y, rng=rng, initial_weights=w0, loss_every=max(1, steps // 50))
+        every = fine if r == 0 and loss_curve else max(1, steps // 50)
+        res = sgd.fit(X, y, rng=rng, initial_weights=w0, loss_every=every)
         runs.append(classification_metrics(y_test, model.predict(res.weights, X_test)))
         final_loss.append(res.loss_history[-1])
-        base = nonprivate_sgd(model, X, y, scheme=Poisson(m / n_train), steps=steps,
-                              learning_rate=learning_rate, rng=rng, initial_weights=w0,
-                              loss_every=0)
-        base_runs.append(classification_metrics(y_test, model.predict(base.weights, X_test)))
+        if r == 0 and loss_curve:
+            curves["dp"] = _curve(res)
+        if baseline:
+            base = nonprivate_sgd(model, X, y, scheme=Poisson(m / n_train), steps=steps,
+                                  learning_rate=learning_rate, rng=rng, initial_weights=w0,
+                                  loss_every=fine if r == 0 and loss_curve else 0)
+            base_runs.append(classification_metrics(y_test, model.predict(base.weights,
+                                                                           X_test)))
+            if r == 0 and loss_curve:
+                curves["baseline"] = _curve(base)
         _tick(progress, r + 1, repeats, f"logistic {scheme}")
 
     def average(metric_runs):
         keys = metric_runs[0].keys()
         return {k: float(np.nanmean([mr[k] for mr in metric_runs])) for k in keys}
 
+    def spread(metric_runs):
+        return {k: _summary([mr[k] for mr in metric_runs])["sd"] for k in metric_runs[0]}
+
     metrics = average(runs)
-    return {
-        "experiment": "logistic", "scheme": scheme, **_privacy_fields(sgd.privacy),
+    out = {
+        "experiment": "logistic", "scheme": scheme, **_sgd_privacy_fields(sgd, delta),
         "sigma": sgd.noise_std, "noise_multiplier": sgd.noise_multiplier,
         "sigma_averaged_gradient": sgd.noise_std / sgd.normaliser(n_train),
         **metrics, "accuracy_sd": _summary([mr["accuracy"] for mr in runs])["sd"],
+        "metrics_sd": spread(runs),
         "training_loss": float(np.mean(final_loss)),
         "majority_class_accuracy": float(max(y_test.mean(), 1 - y_test.mean())),
-        "baseline": {"scheme": "poisson (non-private)", **average(base_runs)},
+        "baseline": {"scheme": "poisson (non-private)", **average(base_runs),
+                     "metrics_sd": spread(base_runs)} if baseline else None,
         "parameters": {"data": str(data), "n_train": n_train, "n_test": rows - n_train,
                        "features": names, "b": b if sch.kind.startswith("must") else None,
                        "m": m, "steps": steps, "clip_norm": clip_norm,
@@ -462,6 +534,8 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
                        "target_epsilon": target_epsilon, "repeats": repeats,
                        "include_label": include_label, "seed": seed},
     }
+    _add_curves(out, curves)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

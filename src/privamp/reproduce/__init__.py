@@ -15,7 +15,10 @@ Modules, one per paper: :mod:`~privamp.reproduce.bbg2018` (Balle, Barthe, Gaboar
 :mod:`~privamp.reproduce.wang2019` (Wang's slides), :mod:`~privamp.reproduce.bbgg2019` (Balle,
 Barthe, Gaboardi, Geumlek 2019), :mod:`~privamp.reproduce.must2023` (Zhao, Liu 2023). The
 papers' printed values used for the comparisons live in :mod:`~privamp.reproduce.paper_values`,
-and nowhere in the computations.
+and nowhere in the computations. The MUST paper's utility experiments (DP bootstrap, DP-SGD
+linear and logistic regression: Tables 5–8, Figures 6 and S4) are in
+:mod:`~privamp.reproduce.must2023_experiments`; the two on the Adult data need its file
+(``run(..., data=PATH)``, ``privamp reproduce --data PATH``).
 
 >>> from privamp.reproduce import ARTIFACTS
 >>> "must-table3" in ARTIFACTS and ARTIFACTS["must-table3"].kind
@@ -49,6 +52,7 @@ __all__ = [
     "Result",
     "resolve",
     "run",
+    "skipped_record",
 ]
 
 
@@ -108,7 +112,18 @@ def manifest(artifact: Artifact, result: Result, seconds: float, ctx: Context) -
     })
 
 
+def skipped_record(artifact: Artifact) -> dict:
+    """What :func:`run` returns (and writes nowhere) for an artifact it could not build because
+    its data file was not given: the manifest's identifying keys and ``"skipped"``, the
+    reason."""
+    return {"id": artifact.id, "paper": artifact.paper, "kind": artifact.kind,
+            "label": artifact.label, "title": artifact.title,
+            "skipped": f"needs --data: {artifact.needs}", "files": [], "seconds": 0.0,
+            "comparison": {}, "checks": [], "errata": []}
+
+
 def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: int = 0,
+        data: str | Path | None = None,
         progress: Callable[[str, dict | None], None] | None = None,
         report: bool = True) -> list[dict]:
     """Build the artifacts named by ``targets`` (ids, paper keys or ``"all"``) into ``out``.
@@ -116,17 +131,35 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     Writes each artifact's files and manifest, then (``report=True``) regenerates
     ``REPRODUCTION.md`` from every manifest in ``out``. ``progress(id, record)`` is called
     before (``record=None``) and after each artifact. Returns the manifests, in order.
+
+    ``data`` is the data file read by the artifacts that need one (:attr:`Artifact.needs`;
+    MUST Table 8 and Figure S4 read the preprocessed Adult CSV). Without it such an artifact
+    is an error when named by its id, and skipped (its record has ``"skipped"``, nothing is
+    written) when it comes from ``"all"`` or a paper key.
     """
     seed = check_int("seed", seed, "[0, inf)")
+    if data is not None and not Path(data).is_file():
+        raise InvalidParameterError("data", "an existing data file", str(data))
     ids: list[str] = []
     for t in targets:
-        ids += [i for i in resolve(t) if i not in ids]
+        for i in resolve(t):
+            if i == t and ARTIFACTS[i].needs and data is None:
+                raise InvalidParameterError("data", f"given for {i}: the path of "
+                                            f"{ARTIFACTS[i].needs}", None)
+            if i not in ids:
+                ids.append(i)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    ctx = Context(folder, quick=quick, seed=seed)
+    ctx = Context(folder, quick=quick, seed=seed,
+                  data=None if data is None else Path(data))
     records = []
     for artifact_id in ids:
         artifact = ARTIFACTS[artifact_id]
+        if artifact.needs and ctx.data is None:
+            records.append(skipped_record(artifact))
+            if progress:
+                progress(artifact_id, records[-1])
+            continue
         if progress:
             progress(artifact_id, None)
         start = time.perf_counter()

@@ -11,8 +11,9 @@ writes the manifest from which ``REPRODUCTION.md`` is generated.
 
 Discovery: every public module of the package (``privamp.reproduce.<name>`` without a leading
 underscore) is imported on the first read of :data:`ARTIFACTS` and registers its artifacts with
-:func:`register`. Adding the artifacts of a new paper, or the DP-SGD and bootstrap experiments
-of the MUST paper once the applications exist, is one new module.
+:func:`register`. Adding the artifacts of a new paper is one new module (the MUST paper's
+DP-SGD and bootstrap experiments were added that way: :mod:`~privamp.reproduce.
+must2023_experiments`).
 """
 
 from __future__ import annotations
@@ -117,12 +118,15 @@ class Context:
 
     ``quick`` asks for the CI version: fewer Monte-Carlo repetitions, coarser grids and smaller
     FFTs (the figure and its comparison are still produced; the report says what was reduced).
+    ``data`` is the data file given by the user (``privamp reproduce --data PATH``) for the
+    artifacts that read one (:attr:`Artifact.needs`); privamp never downloads data.
     ``cache`` is shared by the artifacts of one run (e.g. MUST Figures 5 and S1 share a grid).
     """
 
     out: Path
     quick: bool = False
     seed: int = 0
+    data: Path | None = None
     cache: dict[str, Any] = field(default_factory=dict)
 
     def path(self, artifact_id: str, suffix: str) -> Path:
@@ -143,7 +147,11 @@ class Context:
 
 @dataclass(frozen=True)
 class Artifact:
-    """One table or figure of one paper and the function that regenerates it."""
+    """One table or figure of one paper and the function that regenerates it.
+
+    ``needs`` describes the data file the artifact reads from :attr:`Context.data` (``None``:
+    none; everything else is simulated or computed).
+    """
 
     id: str
     paper: str
@@ -151,6 +159,7 @@ class Artifact:
     label: str
     title: str
     build: Callable[[Context], Result]
+    needs: str | None = None
 
     def __post_init__(self):
         if self.paper not in PAPERS:
@@ -208,11 +217,13 @@ def _natural(key: str) -> tuple:
 ARTIFACTS = ArtifactRegistry()
 
 
-def register(id: str, *, paper: str, kind: str, label: str, title: str):
-    """Decorator registering ``build(ctx) -> Result`` as artifact ``id``."""
+def register(id: str, *, paper: str, kind: str, label: str, title: str,
+             needs: str | None = None):
+    """Decorator registering ``build(ctx) -> Result`` as artifact ``id`` (``needs``: the data
+    file it reads, see :class:`Artifact`)."""
 
     def decorate(build: Callable[[Context], Result]):
-        ARTIFACTS.add(Artifact(id, paper, kind, label, title, build))
+        ARTIFACTS.add(Artifact(id, paper, kind, label, title, build, needs))
         return build
 
     return decorate
