@@ -28,8 +28,12 @@ demo: $(VENV)/.installed-plots
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check src tests examples benchmarks
 
+# property tests run derandomized (the `ci` hypothesis profile of tests/conftest.py), so that
+# `make test` here and in CI draw the same examples; `HYPOTHESIS_PROFILE=default make test`
+# explores new random ones
+HYPOTHESIS_PROFILE ?= ci
 test: lint
-	$(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest
 
 clean:
 	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis

@@ -54,7 +54,10 @@ def test_epsilon_of_delta_never_undercuts(name, data, eps):
     if math.isfinite(back):
         assert prof.is_dp(back, d)
     plateau_start = prof.plateau[0] if prof.plateau is not None else math.inf
-    if d < prof.total_variation and eps < plateau_start:
+    # below ~1e-300 a double δ no longer resolves ε: δ is rounded up to the subnormal floor
+    # (e.g. 1e-323 for every ε near 6 of a Gaussian with θ = 0.156), so ε(δ) may be smaller
+    # than ε and still safe (checked above)
+    if 1e-300 < d < prof.total_variation and eps < plateau_start:
         assert back >= eps - 1e-9 * (1 + eps)
 
 
