@@ -11,19 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_helpers import run_json
 from conftest import SHARED
 from privamp import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.cli import main
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    assert err == ""
-    lines = out.strip().splitlines()
-    assert len(lines) == 1  # exactly one JSON object and nothing else
-    return json.loads(lines[0])
 
 
 def test_profile_json_contract_and_values(capsys):

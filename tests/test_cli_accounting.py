@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from cli_helpers import run_error, run_json
 from privamp import GaussianMechanism
 from privamp.accountant import Accountant
 from privamp.cli import main
@@ -13,25 +14,6 @@ from privamp.sampling import MustWW, Poisson
 
 G = ["--mechanism", "gaussian", "--sigma", "1"]
 P = ["--sampling", "poisson", "--rate", "0.01"]
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    assert err == ""
-    lines = out.strip().splitlines()
-    assert len(lines) == 1
-    return json.loads(lines[0])
-
-
-def run_error(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert status == 2 and out == ""
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1 and "Traceback" not in err
-    return lines[0]
 
 
 def test_epsilon_contract_and_values(capsys):

@@ -3,11 +3,10 @@ numbers behind the plots, the image files, and one-line errors with exit status 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
+from cli_helpers import run_error, run_json
 from privamp import GaussianMechanism
 from privamp.accountant import Accountant
 from privamp.amplification.subsampling import amplify
@@ -16,24 +15,6 @@ from privamp.cli import main
 from privamp.sampling import MustWW, Poisson
 
 matplotlib = pytest.importorskip("matplotlib")
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1 and err == ""
-    return json.loads(lines[0])
-
-
-def run_error(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert status == 2 and out == ""
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1 and "Traceback" not in err
-    return lines[0]
 
 
 def assert_png(path):

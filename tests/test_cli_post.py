@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from cli_helpers import run_error, run_json
 from privamp.amplification.diffusion import (
     OrnsteinUhlenbeckMechanism,
     ou_mse,
@@ -22,26 +23,6 @@ from privamp.amplification.mixing import MarkovKernel
 from privamp.cli import main
 
 KERNEL = [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.4, 0.4, 0.2]]
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    assert err == ""
-    lines = out.strip().splitlines()
-    assert len(lines) == 1  # exactly one JSON object and nothing else
-    return json.loads(lines[0])
-
-
-def run_error(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert status == 2
-    assert out == ""
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1 and "Traceback" not in err
-    return lines[0]
 
 
 @pytest.fixture

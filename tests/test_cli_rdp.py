@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from cli_helpers import run_json
 from privamp import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.cli import main
 from privamp.rdp import (
@@ -22,16 +23,6 @@ from privamp.rdp import (
 )
 
 G = ["--mechanism", "gaussian", "--sigma", "2"]
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    assert err == ""
-    lines = out.strip().splitlines()
-    assert len(lines) == 1  # exactly one JSON object and nothing else
-    return json.loads(lines[0])
 
 
 def floats(values):

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
+from cli_helpers import run_json
 from privamp import GaussianMechanism, LaplaceMechanism
 from privamp.amplification.subsampling import amplify
 from privamp.cli import main
 from privamp.sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
 G = ["profile", "--mechanism", "gaussian", "--sigma", "2"]
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    return json.loads(out)
 
 
 @pytest.mark.parametrize(

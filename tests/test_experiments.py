@@ -4,12 +4,12 @@ clear errors."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pytest
 
+from cli_helpers import run_error, run_json
 from conftest import SHARED
 from privamp import InvalidParameterError
 from privamp.applications.experiments import (
@@ -26,25 +26,6 @@ from privamp.cli import main
 
 ADULT = SHARED / "data" / "adult_processed.csv"
 needs_adult = pytest.mark.skipif(not ADULT.exists(), reason="../shared/data not available")
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    assert err == ""  # no progress bar with --json (and none off a terminal)
-    lines = out.strip().splitlines()
-    assert len(lines) == 1
-    return json.loads(lines[0])
-
-
-def run_error(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert status == 2 and out == ""
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1 and "Traceback" not in err
-    return lines[0]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cli_helpers import run_error, run_json
 from conftest import ADULT
 from privamp.cli import main
 from privamp.reproduce import ARTIFACTS, PAPERS, resolve, run
@@ -276,24 +277,6 @@ def test_compare_printed_statuses():
 # ---------------------------------------------------------------------------------------------
 # the command line
 # ---------------------------------------------------------------------------------------------
-
-
-def run_json(argv, capsys):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    assert status == 0, err
-    lines = out.strip().splitlines()
-    assert len(lines) == 1
-    return json.loads(lines[0])
-
-
-def run_error(argv, capsys):
-    status = main(argv)
-    out, err = capsys.readouterr()
-    assert status == 2 and out == ""
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1 and "Traceback" not in err
-    return lines[0]
 
 
 def test_cli_list(capsys):
