@@ -195,42 +195,33 @@ def _describe_line(result: dict) -> str:
             f"{result['relation']} relation, {result['accountant']} accountant")
 
 
-def _cmd_epsilon(args: argparse.Namespace) -> int:
+def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> int:
+    """``privamp epsilon`` (``answer="epsilon"``, at ``given="delta"``) or ``privamp delta``:
+    the certified bracket of the composition at ``value``, as JSON or a table."""
     mech, scheme, outer = _event(args)
     acc = _accountant(args, mech, scheme, outer, args.steps)
     progress = _Progress(not args.json)
-    progress("computing epsilon")
-    bracket = acc.epsilon(args.delta)
+    progress(f"computing {answer}")
+    bracket = acc.epsilon(value) if answer == "epsilon" else acc.delta(value)
     progress.done()
-    result = {"epsilon": bracket.upper, "epsilon_lower": bracket.lower, "delta": args.delta,
+    result = {answer: bracket.upper, f"{answer}_lower": bracket.lower, given: value,
               **_common(args, mech, scheme, outer, acc)}
     if args.json:
         emit_json(result)
         return 0
     print(_describe_line(result))
     low = "none (upper bound only)" if bracket.lower is None else num(bracket.lower)
-    print(table(["delta", "epsilon (certified upper)", "lower end of bracket"],
-                [[num(args.delta), num(bracket.upper), low]]))
+    print(table([given, f"{answer} (certified upper)", "lower end of bracket"],
+                [[num(value), num(bracket.upper), low]]))
     return 0
+
+
+def _cmd_epsilon(args: argparse.Namespace) -> int:
+    return _query(args, "epsilon", "delta", args.delta)
 
 
 def _cmd_delta(args: argparse.Namespace) -> int:
-    mech, scheme, outer = _event(args)
-    acc = _accountant(args, mech, scheme, outer, args.steps)
-    progress = _Progress(not args.json)
-    progress("computing delta")
-    bracket = acc.delta(args.eps)
-    progress.done()
-    result = {"delta": bracket.upper, "delta_lower": bracket.lower, "epsilon": args.eps,
-              **_common(args, mech, scheme, outer, acc)}
-    if args.json:
-        emit_json(result)
-        return 0
-    print(_describe_line(result))
-    low = "none (upper bound only)" if bracket.lower is None else num(bracket.lower)
-    print(table(["epsilon", "delta (certified upper)", "lower end of bracket"],
-                [[num(args.eps), num(bracket.upper), low]]))
-    return 0
+    return _query(args, "delta", "epsilon", args.eps)
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
