@@ -26,7 +26,7 @@ demo: $(VENV)/.installed-plots
 	$(PY) examples/demo.py --out $(DEMO_OUT)
 
 lint: $(VENV)/.installed-test
-	$(VENV)/bin/ruff check src tests examples benchmarks
+	$(VENV)/bin/ruff check src tests examples benchmarks scripts
 
 # property tests run derandomized (the `ci` hypothesis profile of tests/conftest.py), so that
 # `make test` here and in CI draw the same examples; `HYPOTHESIS_PROFILE=default make test`

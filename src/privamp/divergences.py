@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from ._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
 from ._validation import check_int, check_pmf, check_real, check_real_array
@@ -413,6 +412,8 @@ def kl_divergence(p: Any, q: Any) -> float:
     >>> round(kl_divergence([0.5, 0.5], [0.25, 0.75]), 12)
     0.143841036226
     """
+    from scipy import special  # deferred (import time; see privamp._special)
+
     pa, qa, _ = align(p, q)
     terms = special.rel_entr(pa, qa)
     if np.any(np.isinf(terms)):

@@ -25,8 +25,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from . import _special
 from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed
 from ._validation import check_int, check_real, check_real_array, check_rng
 from .divergences import align
@@ -112,13 +112,13 @@ class GaussianPrivacyLoss(PrivacyLoss):
         th = self.theta
         if th == 0:
             return (t < 0).astype(float)
-        return special.ndtr((th * th / 2 - t) / th)
+        return _special.ndtr((th * th / 2 - t) / th)
 
     def _reverse_cdf(self, t):
         th = self.theta
         if th == 0:
             return (t > 0).astype(float)
-        return special.ndtr((t - th * th / 2) / th)
+        return _special.ndtr((t - th * th / 2) / th)
 
     def sample(self, size, rng=None):
         size = check_int("size", size, "[0, inf)")
@@ -163,6 +163,8 @@ class LaplacePrivacyLoss(PrivacyLoss):
         terms = [math.log((s + 1) / (2 * s + 1)) + s * th]
         if s > 0:
             terms.append(math.log(s / (2 * s + 1)) - (s + 1) * th)
+        from scipy import special  # deferred (import time; see privamp._special)
+
         val = float(special.logsumexp(terms))
         return math.exp(val) if val < 709 else math.inf
 

@@ -67,8 +67,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from .. import _special
 from .._numerics import ULP
 from .._validation import check_int, check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
@@ -262,7 +262,7 @@ class DpBootstrap:
         variances = corr * (m2 - d1sq)
         mean = float(np.mean(means))
         variance = float(np.mean(variances))
-        quantile = float(special.ndtri(0.5 + level / 2))
+        quantile = float(_special.ndtri(0.5 + level / 2))
         spread_mean = float(np.var(means, ddof=1))
         spread_var = float(np.var(variances, ddof=1))
         se_mean = math.sqrt(max(variance, 0.0) / n + spread_mean / reps)

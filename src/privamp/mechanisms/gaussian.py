@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
 
+from .. import _special
 from .._numerics import (
     ULP,
     bisect_threshold,
@@ -58,7 +58,7 @@ _SQRTPI = math.sqrt(math.pi)
 _LOG_HALF = math.log(0.5)
 _MAX_FLOAT = float(np.finfo(float).max)
 _MIN_NORMAL = float(np.finfo(float).tiny)
-_SAFE = 32 * ULP  # per-operation error allowance (scipy's special functions are within a few ulp)
+_SAFE = 32 * ULP  # per-value error allowance (privamp._special's functions: within 4 ulp)
 
 
 def _neg_erfcx_prime(u: np.ndarray):
@@ -70,7 +70,7 @@ def _neg_erfcx_prime(u: np.ndarray):
     big = u > 100.0
     x2 = 1.0 / (u * u)
     asym = x2 / _SQRTPI * (1 - 1.5 * x2 + 3.75 * x2**2 - 13.125 * x2**3 + 59.0625 * x2**4)
-    direct = 2.0 / _SQRTPI - 2.0 * u * special.erfcx(np.minimum(u, 100.0))
+    direct = 2.0 / _SQRTPI - 2.0 * u * _special.erfcx(np.minimum(u, 100.0))
     rel = np.where(big, _SAFE, _SAFE * (1.0 + 2.0 * u * u))
     return np.where(big, asym, direct), rel
 
@@ -92,8 +92,8 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if np.any(region_b):
             e = eps[region_b]
-            la = special.log_ndtr(a[region_b])
-            lb = e + special.log_ndtr(-theta / 2 - e / theta)
+            la = _special.log_ndtr(a[region_b])
+            lb = e + _special.log_ndtr(-theta / 2 - e / theta)
             d = la - lb
             err_d = _SAFE * (1.0 + np.abs(la) + np.abs(lb))
             rel = _SAFE * (1.0 + np.abs(la)) + err_d / np.where(d > 0, d, np.nan)
@@ -101,7 +101,7 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             # δ ≤ Φ(a) always, and δ ≤ Φ(a) − Φ(b) = ½(erf(a/√2) + erf(−b/√2)) (e^ε ≥ 1): a sum
             # of two non-negative terms (a ≥ 0 > b), accurate where d cancels (tiny θ, ε ≤ θ²/2)
             b = -theta / 2 - e / theta
-            l_gap = np.log(0.5 * (special.erf(a[region_b] / _SQRT2) + special.erf(-b / _SQRT2)))
+            l_gap = np.log(0.5 * (_special.erf(a[region_b] / _SQRT2) + _special.erf(-b / _SQRT2)))
             ceiling = np.minimum(round_up_log(la, ulps=32), round_up_log(l_gap, ulps=32))
             val = np.where((d > 0) & np.isfinite(val), np.minimum(val, ceiling), ceiling)
             out[region_b] = val
@@ -110,29 +110,28 @@ def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
             aa = a[region_a]
             u = -aa / _SQRT2
             v = (theta / 2 + e / theta) / _SQRT2
-            eu = special.erfcx(u)
-            ev = special.erfcx(v)
+            eu = _special.erfcx(u)
+            ev = _special.erfcx(v)
             gap = theta * theta / (e - theta * theta / 2)  # (v − u)/u
             close = gap < 1e-6
             diff = eu - ev
-            direct_log = np.log(diff)
+            log_diff = np.log(diff)
             # the erfcx difference loses its condition number eu/diff (each within a few ulp)
-            direct_rel = _SAFE + 8 * ULP * eu / diff
-            # trapezoid on the convex D = −erfcx' (completely monotone): an upper bound
-            du, du_rel = _neg_erfcx_prime(u)
-            dv, dv_rel = _neg_erfcx_prime(v)
-            bound_log = math.log(theta / _SQRT2) + np.log(0.5 * (du + dv))
-            bound_rel = _SAFE + np.maximum(du_rel, dv_rel)
-            use_bound = close | ~(diff > 0) | ~np.isfinite(direct_log)
-            log_diff = np.where(use_bound, bound_log, direct_log)
-            rel = np.where(use_bound, bound_rel, direct_rel)
+            rel = _SAFE + 8 * ULP * eu / diff
+            use_bound = close | ~(diff > 0) | ~np.isfinite(log_diff)
+            if np.any(use_bound):
+                # trapezoid on the convex D = −erfcx' (completely monotone): an upper bound
+                du, du_rel = _neg_erfcx_prime(u[use_bound])
+                dv, dv_rel = _neg_erfcx_prime(v[use_bound])
+                log_diff[use_bound] = math.log(theta / _SQRT2) + np.log(0.5 * (du + dv))
+                rel[use_bound] = _SAFE + np.maximum(du_rel, dv_rel)
             # a has ~2 ulp relative error, so −a²/2 has ~5 ulp·a²/2 absolute error: an error
             # of the logarithm itself, not a relative error of δ (log1p(rel) would be far too
             # small once ulp·a² > 1, i.e. |a| > 1e8); the other terms are negative or O(1), so
             # |sum| ≥ a²/2 − O(1) and 16 ulp·(1 + |sum|) covers it together with the rounding of
             # the logarithms and of the sum
             val = round_up_log(-aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel), ulps=16)
-            ceiling = round_up_log(special.log_ndtr(aa), ulps=32)
+            ceiling = round_up_log(_special.log_ndtr(aa), ulps=32)
             # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in log
             # space): the ceiling log Φ(a) still holds (fmin ignores NaN)
             val = np.where(np.isfinite(val), val, np.nan)
@@ -182,7 +181,7 @@ class GaussianProfile(PrivacyProfile):
         if th == 0.0:
             return 0.0
         log_bound = (
-            -math.log(s) + s * (s + 1) * th * th / 2 + float(special.log_ndtr(th * (s + 0.5)
+            -math.log(s) + s * (s + 1) * th * th / 2 + float(_special.log_ndtr(th * (s + 0.5)
                                                                               - start / th))
         )
         log_bound = float(round_up_log(log_bound, ulps=32))

@@ -25,7 +25,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .._numerics import ULP, log1mexp, next_up, round_up_log
 from .._validation import check_real, check_rng
@@ -146,6 +145,8 @@ class RandomizedResponse(Mechanism):
     def from_epsilon(cls, epsilon: float, relation=NeighbouringRelation.ADD_REMOVE):
         """ε-DP randomized response: p = e^ε / (1 + e^ε)."""
         eps = check_real("epsilon", epsilon, "[0, inf)")
+        from scipy import special  # deferred (import time; see privamp._special)
+
         return cls(p=float(special.expit(eps)), relation=relation)
 
     @classmethod
@@ -153,6 +154,8 @@ class RandomizedResponse(Mechanism):
         """p = (e^ε + δ)/(e^ε + 1), for which ψ_p(ε) = δ (Balle et al. 2018, §5)."""
         eps = check_real("eps", eps, "[0, inf)")
         delta = check_real("delta", delta, "[0, 1]")
+        from scipy import special  # deferred (import time; see privamp._special)
+
         # (e^ε + δ)/(e^ε + 1) = expit(ε) + δ·expit(−ε)
         p = float(special.expit(eps) + delta * special.expit(-eps))
         return cls(p=min(p, 1.0), relation=relation)

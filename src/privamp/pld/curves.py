@@ -23,8 +23,8 @@ import abc
 import math
 
 import numpy as np
-from scipy import special
 
+from .. import _special
 from .._numerics import ULP, log1mexp, log_expm1, log_sub, round_up_log
 from .._validation import check_real
 from ..amplification.subsampling import deamplify_eps
@@ -182,8 +182,8 @@ class PoissonGaussianCurve(PairCurve):
             lc = log_c[ok]
             la = eps[ok] + math.log(g)
             z = (lc - la + th * th / 2) / th
-            first = lc + special.log_ndtr(z)
-            second = la + special.log_ndtr(z - th)
+            first = lc + _special.log_ndtr(z)
+            second = la + _special.log_ndtr(z - th)
             diff = np.maximum(first - second, 0.0)
             val = log_sub(first, np.minimum(second, first))
             # error of the difference: a few ulp of each term over their gap
@@ -220,10 +220,10 @@ class PoissonGaussianCurve(PairCurve):
             valid = np.isfinite(x) | np.isposinf(x)
         z = (lx - lg + th * th / 2) / th
         if self.orientation == "remove":
-            tail = np.where(valid, special.ndtr(-z), 1.0)
+            tail = np.where(valid, _special.ndtr(-z), 1.0)
             tail = np.where(np.isposinf(x), 0.0, tail)
         else:
-            tail = np.where(valid, (1 - g) * special.ndtr(z) + g * special.ndtr(z - th), 0.0)
+            tail = np.where(valid, (1 - g) * _special.ndtr(z) + g * _special.ndtr(z - th), 0.0)
             tail = np.where(np.isposinf(x), 1.0, tail)
         return np.clip(tail, 0.0, 1.0)
 

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft
+from numpy import fft  # the same pocketfft as scipy.fft, without SciPy's ~0.25 s import
 
 from .._numerics import ULP, bisect_threshold
 from ..errors import InvalidParameterError, NumericalError
@@ -55,8 +55,29 @@ MAX_FFT = 2**23
 #: λ grid of the Chernoff window bounds (every λ gives a valid bound; the best one is used).
 _LAMBDAS = np.geomspace(1e-3, 1e4, 36)
 #: Extended precision for the forward transforms and the powering, where the platform has it.
-_EXT = np.longdouble if np.finfo(np.longdouble).eps < 1e-18 else np.float64
+#: NumPy ≥ 2 transforms long doubles natively; a build that would round them to doubles (NumPy
+#: 1.x) falls back to double precision, whose error bounds then apply.
+_EXT = (np.longdouble if np.finfo(np.longdouble).eps < 1e-18
+        and fft.rfft(np.zeros(4, dtype=np.longdouble)).dtype == np.clongdouble else np.float64)
 _EXT_U = float(np.finfo(_EXT).eps) / 2
+
+
+def fast_length(n: int) -> int:
+    """The smallest 5-smooth number (2^a 3^b 5^c) that is at least n ≥ 1: a fast FFT length.
+
+    >>> fast_length(531_000), fast_length(100_001)
+    (531441, 101250)
+    """
+    best = 1 << max(n - 1, 0).bit_length()  # the next power of two
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            p2 = 1 << (-(-n // p35) - 1).bit_length()  # smallest power of two with p2·p35 ≥ n
+            best = min(best, p2 * p35)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 @dataclass(frozen=True)
@@ -499,7 +520,7 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     i_start = math.floor(a / h) - 1
     i_end = math.ceil(b / h) + 1
     width = i_end - i_start + 1
-    n = fft.next_fast_len(max(width, 16), real=True)
+    n = fast_length(max(width, 16))
     if n > MAX_FFT:
         raise NumericalError(
             f"the composed privacy loss needs {n:,} grid points at spacing {h:g} (more than "

@@ -48,8 +48,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special
 
+from .. import _special
 from .._numerics import bisect_threshold
 from .._validation import check_int, check_real
 from ..errors import AccuracyWarning, InvalidParameterError, NumericalError
@@ -363,7 +363,7 @@ def _clip_grid(h: float, ranges_by_set) -> float:
 def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error,
                   grid_step):
     """The estimates and grid spacings of :func:`pld_epsilon` for a target δ."""
-    z = float(-special.ndtri(delta))
+    z = float(-_special.ndtri(delta))
     mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
     eps_est = max(mean + z * math.sqrt(var), 0.0)
     lam = {name: _tilt_for_delta(m, delta) for name, m in mgfs.items()}

@@ -70,6 +70,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import _special
 from .._numerics import ULP, div_up, log_comb, log_expm1
 from .._validation import check_int, check_real
 from ..errors import InvalidParameterError, UnsupportedCombinationError
@@ -724,8 +725,8 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
         h_rel = (np.abs(h) * 8 * ULP + f_err * (1.0 + np.abs(h))) / np.abs(h)
         neg = np.stack([
             np.log(-h),  # NaN unless h < 0: such orders are left uncertified (NaN) below
-            a * lq1 + special.log_ndtr(-x0),
-            np.log(a) + lq + c * lq1 + special.log_ndtr(theta - x0),
+            a * lq1 + _special.log_ndtr(-x0),
+            np.log(a) + lq + c * lq1 + _special.log_ndtr(theta - x0),
         ], axis=1)
     neg_err = np.stack([
         np.log1p(h_rel),
@@ -744,8 +745,8 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
         arg1 = x0 - theta * i
         arg2 = theta * m - x0
         with np.errstate(over="ignore", invalid="ignore"):
-            t1 = lc + i * lq + m * lq1 + (i * i - i) * th2 + special.log_ndtr(arg1)
-            t2 = lc + i * lq1 + m * lq + (m * m - m) * th2 + special.log_ndtr(arg2)
+            t1 = lc + i * lq + m * lq1 + (i * i - i) * th2 + _special.log_ndtr(arg1)
+            t2 = lc + i * lq1 + m * lq + (m * m - m) * th2 + _special.log_ndtr(arg2)
         # rounding of each log-term, plus the effect of the argument's rounding on log Φ
         e1 = _term_error(lc, i * lq, m * lq1, (i * i - i) * th2, t1) + \
             _TERM_ULPS * ULP * _hazard(arg1) * (1 + abs(x0) + theta * i)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .. import _special
 from ..amplification.subsampling import amplify, amplify_eps
 from ..amplification.tightness import membership_lower_bound, tightness_report
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
@@ -46,7 +47,7 @@ def calibrated_to_delta0(delta0: float):
     θ_G = 2Φ^{-1}((1 + δ₀)/2) (Gaussian: δ(0) = 2Φ(θ/2) − 1)."""
     p = (1.0 + delta0) / 2.0
     theta_l = -2.0 * np.log1p(-delta0)
-    theta_g = 2.0 * special.ndtri((1.0 + delta0) / 2.0)
+    theta_g = 2.0 * _special.ndtri((1.0 + delta0) / 2.0)
     return {"randomized response": RandomizedResponse(p=p),
             "Laplace": LaplaceMechanism(scale=1.0 / theta_l),
             "Gaussian": GaussianMechanism(sigma=1.0 / theta_g)}

@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .._numerics import ULP, binomial_logpmf, hypergeom_logpmf, log1mexp, logsumexp_signed
 
@@ -52,6 +51,8 @@ def binomial_log_tail_bound(k: float, trials: float, p: float) -> float:
     x = a / trials
     if x <= p:
         return 0.0
+    from scipy import special  # deferred (import time; see privamp._special)
+
     kl = float(special.xlogy(x, x / p) + special.xlog1py(1.0 - x, -x)
                - special.xlog1py(1.0 - x, -p))
     return -trials * kl * (1 - 8 * ULP)
