@@ -70,7 +70,8 @@ def test_mixing_table(kernel_csv, capsys):
     assert main(["mixing", "--kernel", str(kernel_csv), "--eps", "1", "--delta", "0.01"]) == 0
     out = capsys.readouterr().out
     assert "uniform mixing coefficients" in out and "Theorem 1" in out
-    for word in ("dobrushin", "doeblin", "ultra_mixing", "0.708513"):
+    # eps' of the ultra-mixing bound is 0.70851307…: the text rounds bounds up
+    for word in ("dobrushin", "doeblin", "ultra_mixing", "0.708514"):
         assert word in out
 
 

@@ -36,6 +36,8 @@ from ._cli_common import (
     describe_scheme,
     emit_json,
     num,
+    num_down,
+    num_up,
     register_option_names,
     table,
 )
@@ -210,9 +212,10 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
         emit_json(result)
         return 0
     print(_describe_line(result))
-    low = "none (upper bound only)" if bracket.lower is None else num(bracket.lower)
+    # certified ends rounded outward in the text (the JSON has the exact floats)
+    low = "none (upper bound only)" if bracket.lower is None else num_down(bracket.lower)
     print(table([given, f"{answer} (certified upper)", "lower end of bracket"],
-                [[num(value), num(bracket.upper), low]]))
+                [[num(value), num_up(bracket.upper), low]]))
     return 0
 
 
@@ -283,8 +286,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
         return 0
-    print(f"Calibrated {res.parameter} = {num(res.value)}: certified epsilon "
-          f"{num(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
+    # the calibrated value in full (a rounded σ could be less private than the certified one)
+    print(f"Calibrated {res.parameter} = {res.value!r}: certified epsilon "
+          f"{num_up(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
           f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
     return 0
 

@@ -21,7 +21,16 @@ import argparse
 import sys
 import time
 
-from ._cli_common import CliError, Parser, emit_json, num, register_option_names, table
+from ._cli_common import (
+    CliError,
+    Parser,
+    emit_json,
+    num,
+    num_down,
+    num_up,
+    register_option_names,
+    table,
+)
 
 __all__ = ["register"]
 
@@ -184,15 +193,15 @@ def _privacy_lines(r: dict, what: str) -> list[str]:
     samp = r["sampling"]
     desc = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
                      for k, v in samp.items() if k != "scheme")
-    lower = "" if r["epsilon_lower"] is None else f" (bracket [{num(r['epsilon_lower'])}, " \
-                                                  f"{num(r['epsilon'])}])"
+    lower = "" if r["epsilon_lower"] is None else f" (bracket [{num_down(r['epsilon_lower'])}, " \
+                                                  f"{num_up(r['epsilon'])}])"
     lines = [f"sampling: {samp['scheme']}({desc}); relation: {r['relation']} (per-step "
              f"mechanism stated under {r['base_relation']})",
-             f"privacy: ({num(r['epsilon'])}, {num(r['delta'])})-DP{lower} for the "
+             f"privacy: ({num_up(r['epsilon'])}, {num(r['delta'])})-DP{lower} for the "
              f"{r['steps']} {what}, {r['accountant']} accountant"]
     if r.get("step_epsilon") is not None:
         lines.append(f"per step: eps' = {num(r['step_epsilon'])}, delta'(eps') = "
-                     f"{num(r['step_delta'])} (exact amplified profile)")
+                     f"{num_up(r['step_delta'])} (exact amplified profile)")
     return lines
 
 

@@ -28,6 +28,8 @@ from ._cli_common import (
     describe_scheme,
     emit_json,
     num,
+    num_down,
+    num_up,
     register_option_names,
     table,
 )
@@ -187,8 +189,8 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
                    "mechanism": describe_mechanism(mech), "sampling": samp,
                    "relation": outer.value, "curves": out})
         return 0
-    rows = [[f"{c['steps']:,}", num(e), num(d),
-             "" if c["delta_lower"] is None else num(c["delta_lower"][i])]
+    rows = [[f"{c['steps']:,}", num(e), num_up(d),
+             "" if c["delta_lower"] is None else num_down(c["delta_lower"][i])]
             for c in out for i, (e, d) in enumerate(zip(c["eps"], c["delta"], strict=True))]
     print(table(["steps", "eps", "delta (upper)", "delta (lower)"], rows))
     print(f"wrote {args.out}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import CliError, emit_json, num, register_option_names, table
+from ._cli_common import CliError, emit_json, num, num_up, register_option_names, table
 from ._validation import check_int, check_real
 from .errors import InvalidParameterError
 
@@ -112,7 +112,7 @@ def _cmd_mixing(args: argparse.Namespace) -> int:
     _say(table(["condition", "gamma", "definition"], rows))
     _say()
     _say(f"Theorem 1: K o M for a mechanism M that is ({num(eps)}, {num(delta)})-DP")
-    rows = [[_CONDITION_NAMES[k], num(v["eps"]), num(v["delta"])]
+    rows = [[_CONDITION_NAMES[k], num_up(v["eps"]), num_up(v["delta"])]
             for k, v in result["bounds"].items()]
     _say(table(["condition", "eps'", "delta'"], rows))
     return 0
@@ -155,7 +155,7 @@ def _cmd_iteration(args: argparse.Namespace) -> int:
          f"beta={num(priv.smoothness)}, rho={num(priv.strong_convexity)}, "
          f"sigma={num(priv.sigma)}; contraction L={num(priv.contraction)}")
     _say("RDP at index i: (order, order * eps_i); (eps, delta) by the optimal RDP conversion")
-    rows = [[str(p["index"]), num(p["rdp_slope"]), num(p["epsilon"]), num(p["order"])]
+    rows = [[str(p["index"]), num_up(p["rdp_slope"]), num_up(p["epsilon"]), num(p["order"])]
             for p in points]
     _say(table(["index", "eps_i (RDP slope)", f"eps at delta={num(delta)}", "order"], rows))
     return 0
@@ -241,10 +241,10 @@ def _cmd_ou(args: argparse.Namespace) -> int:
     _say(f"intrinsic sensitivity Lambda(t) = {num(mech.intrinsic_sensitivity)} "
          f"(Corollary 7, sensitivity {num(mech.sensitivity)}); equivalent Gaussian sigma~ = "
          f"{num(mech.equivalent_sigma)}")
-    _say(f"(eps, delta): eps = {num(eps_exact)} at delta = {num(delta)} (exact Gaussian "
-         f"profile; via RDP: {num(eps_rdp)})")
+    _say(f"(eps, delta): eps = {num_up(eps_exact)} at delta = {num(delta)} (exact Gaussian "
+         f"profile; via RDP: {num_up(eps_rdp)})")
     _say(table(["order", "RDP epsilon"],
-               [[num(float(o)), num(float(e))] for o, e in zip(curve.orders, curve.epsilons,
+               [[num(float(o)), num_up(float(e))] for o, e in zip(curve.orders, curve.epsilons,
                                                                 strict=True)]))
     if "mse" in result:
         m = result["mse"]

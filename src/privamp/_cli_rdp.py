@@ -25,6 +25,7 @@ from ._cli_common import (
     describe_mechanism,
     emit_json,
     num,
+    num_up,
     register_option_names,
     table,
 )
@@ -130,7 +131,7 @@ def _cmd_rdp(args: argparse.Namespace) -> int:
     out = sys.stdout
     out.write(f"Rényi DP ({result['bound']}): {curve.label}\n")
     out.write(f"relation: {result['relation']}, sampling: {args.sampling}\n")
-    rows = [[num(o), num(e)] for o, e in zip(result["orders"], result["rdp"], strict=True)]
+    rows = [[num(o), num_up(e)] for o, e in zip(result["orders"], result["rdp"], strict=True)]
     out.write(table(["order", "rdp epsilon"], rows) + "\n")
     return 0
 

@@ -29,6 +29,7 @@ from ._cli_common import (
     emit_json,
     group_of,
     num,
+    num_up,
     profile_for,
     table,
 )
@@ -87,12 +88,12 @@ def _cmd_profile(args: argparse.Namespace) -> int:
     print(f"relation: {result['relation']}, sampling: {sampling}{group}")
     if theorem:
         print(f"bound: {theorem}; eta = {eta:.6g}")
-        rows = [[num(p["eps"]), num(p["delta"]), num(p["eps_amplified"]),
-                 num(p["delta_amplified"])] for p in points]
+        rows = [[num(p["eps"]), num_up(p["delta"]), num_up(p["eps_amplified"]),
+                 num_up(p["delta_amplified"])] for p in points]
         print(table(["eps", "delta(eps)", "eps'", "delta'(eps')"], rows))
         return 0
-    rows = [[num(p["eps"]), num(p["delta"]),
-             f"{p['log_delta']:.6g}" if p["delta"] < 1e-300 else ""] for p in points]
+    rows = [[num(p["eps"]), num_up(p["delta"]),
+             num_up(p["log_delta"]) if p["delta"] < 1e-300 else ""] for p in points]
     if not any(r[2] for r in rows):
         rows = [r[:2] for r in rows]
         print(table(["eps", "delta(eps)"], rows))
