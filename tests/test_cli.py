@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cli_helpers import run_json
 from conftest import SHARED
@@ -122,3 +124,25 @@ def test_shared_cli_contract_checker_passes():
                        text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 contract failure(s)" in r.stdout
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_text_output_rounds_bounds_to_the_safe_side(x):
+    from privamp._cli_common import num, num_down, num_up
+
+    up, down = num_up(x), num_down(x)
+    assert float(up) >= x and float(down) <= x
+    # at most six significant digits, like num(), and one step of the sixth digit at most away
+    for text in (up, down):
+        digits = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+        assert len(digits) <= 6, text
+    assert abs(float(up) - float(num(x))) <= 1.0001e-5 * abs(x) + 5e-324
+    assert abs(float(down) - float(num(x))) <= 1.0001e-5 * abs(x) + 5e-324
+
+
+def test_epsilon_text_shows_the_upper_end_rounded_up(capsys):
+    # ε = 25.573337… must not print as 25.5733 (below the certified bound)
+    assert main(["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--sampling", "poisson",
+                 "--rate", "0.01", "--steps", "100000", "--delta", "1e-5"]) == 0
+    out = capsys.readouterr().out
+    assert "25.5734" in out and "25.5518" in out
