@@ -136,8 +136,9 @@ def test_text_output_rounds_bounds_to_the_safe_side(x):
     for text in (up, down):
         digits = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
         assert len(digits) <= 6, text
-    assert abs(float(up) - float(num(x))) <= 1.0001e-5 * abs(x) + 5e-324
-    assert abs(float(down) - float(num(x))) <= 1.0001e-5 * abs(x) + 5e-324
+    for text in (up, down):  # (beyond the largest float, "1.7977e+308" reads as ±inf: safe)
+        if np.isfinite(float(text)):
+            assert abs(float(text) - float(num(x))) <= 1.0001e-5 * abs(x) + 5e-324
 
 
 def test_epsilon_text_shows_the_upper_end_rounded_up(capsys):
