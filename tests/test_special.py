@@ -206,7 +206,8 @@ def test_stored_table_is_the_generators_output():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_accounting_path_does_not_import_scipy():
+@pytest.mark.parametrize("accountant", ["pld", "rdp"])
+def test_accounting_path_does_not_import_scipy(accountant):
     # the point of privamp._special: `privamp epsilon` on the Gaussian does not pay SciPy's
     # import (≈ 0.25 s)
     code = ("import sys\n"
@@ -214,7 +215,7 @@ def test_accounting_path_does_not_import_scipy():
             "try:\n"
             "    main(['epsilon', '--mechanism', 'gaussian', '--sigma', '1', '--sampling',\n"
             "          'poisson', '--rate', '0.01', '--steps', '100', '--delta', '1e-5',\n"
-            "          '--json'])\n"
+            f"          '--accountant', '{accountant}', '--json'])\n"
             "except SystemExit:\n"
             "    pass\n"
             "print(sorted(m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')))\n")

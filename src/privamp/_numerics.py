@@ -194,16 +194,24 @@ def _stirlerr(x):
     The asymptotic series (five terms; truncation below 3e-16) for x ≥ 15, the defining
     expression (no harmful cancellation at that size) below.
     """
-    from scipy import special  # deferred: SciPy's import costs ~0.25 s (see _special)
     x = np.asarray(x, dtype=float)
     big = x >= 15.0
     xb = np.where(big, x, 15.0)
     x2 = 1.0 / (xb * xb)
     s0, s1, s2, s3, s4 = _STIRLING
-    series = (s0 - (s1 - (s2 - (s3 - s4 * x2) * x2) * x2) * x2) / xb
-    xs = np.where(big, 1.0, x)
-    direct = special.gammaln(xs + 1.0) - (xs + 0.5) * np.log(xs) + xs - _LN_SQRT_2PI
-    return np.where(big, series, direct)
+    out = np.array((s0 - (s1 - (s2 - (s3 - s4 * x2) * x2) * x2) * x2) / xb, dtype=float)
+    small = ~big & ~np.isnan(x)
+    if np.any(small):
+        xs = x[small]
+        out[small] = _lgamma(xs + 1.0) - (xs + 0.5) * np.log(xs) + xs - _LN_SQRT_2PI
+    return out
+
+
+def _lgamma(x: np.ndarray) -> np.ndarray:
+    """``log Γ(x)`` for x > 0 element by element (:func:`math.lgamma`, a few ulp; privamp only
+    needs it below 31, on the few entries that are that small; no SciPy import)."""
+    return np.array([math.lgamma(v) for v in np.ravel(x).tolist()], dtype=float).reshape(
+        np.shape(x))
 
 
 def _bd0(x, mean):
@@ -218,9 +226,9 @@ def _bd0(x, mean):
     for j in range(1, 40):  # |v| < 1/11: v^2 < 0.0083, converged long before 40 terms
         term = term * v2
         total = total + term / (2 * j + 1)
-    from scipy import special  # deferred
-
-    far = special.xlogy(x, x / np.where(mean > 0, mean, 1.0)) + mean - x
+    with np.errstate(divide="ignore", invalid="ignore"):  # x log(x/M), 0 at x = 0 (xlogy)
+        x_log = np.where(x == 0, 0.0, x * np.log(x / np.where(mean > 0, mean, 1.0)))
+    far = x_log + mean - x
     return np.where(near, total, far)
 
 
@@ -250,11 +258,11 @@ def log_comb(n, k):
     log_n_m = np.where(small_k, -np.log1p(-ks / ns), np.log(ns / ms))
     body = (ks * log_n_k + ms * log_n_m + 0.5 * (np.log(ns / ks) - np.log(ms))
             - _LN_SQRT_2PI + _stirlerr(ns) - _stirlerr(ks) - _stirlerr(ms))
-    from scipy import special  # deferred
-
     tiny = ns < 30.0  # small n: the gamma-function form is exact enough and covers real n < 1
-    direct = special.gammaln(ns + 1.0) - special.gammaln(ks + 1.0) - special.gammaln(ms + 1.0)
-    out = np.where(tiny, direct, body)
+    out = np.array(body, dtype=float)
+    if np.any(tiny):
+        out[tiny] = (_lgamma(ns[tiny] + 1.0) - _lgamma(ks[tiny] + 1.0)
+                     - _lgamma(ms[tiny] + 1.0))
     out = np.where(inside, out, 0.0)
     out = np.where((k < 0) | (k > n), -np.inf, out)
     return out[()] if out.ndim == 0 else out

@@ -68,7 +68,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .. import _special
 from .._numerics import ULP, div_up, log_comb, log_expm1
@@ -331,7 +330,8 @@ def _pure_cap(gamma: float, pure: float) -> float:
     val = float(np.logaddexp(0.0, x))
     # an absolute error Δx of x moves log(1 + e^x) by at most expit(x)·Δx
     dx = 16 * ULP * (1.0 + abs(log_gamma) + abs(lem))
-    return val * (1.0 + 8 * ULP) + float(special.expit(x)) * dx
+    # expit(x) = 1/(1 + e^{−x}), with the exponent capped at 700: that only raises the factor
+    return val * (1.0 + 8 * ULP) + dx / (1.0 + math.exp(min(-x, 700.0)))
 
 
 def _zero_curve(orders: np.ndarray, relation, label, bound="upper") -> RdpCurve:
