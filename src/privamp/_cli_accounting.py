@@ -287,7 +287,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         emit_json(result)
         return 0
     # the calibrated value in full (a rounded σ could be less private than the certified one)
-    print(f"Calibrated {res.parameter} = {res.value!r}: certified epsilon "
+    value = str(int(res.value)) if float(res.value).is_integer() else repr(float(res.value))
+    print(f"Calibrated {res.parameter} = {value}: certified epsilon "
           f"{num_up(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
           f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
     return 0

@@ -161,7 +161,7 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
                 group_privacy=args.group_privacy)
         upper, lower = [], []
         for e in eps:
-            progress(f"{t} steps, eps = {num(float(e))}")
+            progress(f"{t} steps, eps = {num_up(float(e))}")
             bracket = acc.delta(float(e))
             upper.append(bracket.upper)
             lower.append(bracket.lower)

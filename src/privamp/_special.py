@@ -88,15 +88,41 @@ def _evaluate(x, scalar, vector):
     return out.reshape(a.shape)
 
 
-# --- scalars: the same operations on Python floats (a NumPy call costs ~20 µs on a scalar) ---
+# --- arithmetic shared by both paths (Python floats or arrays alike) ---
 
 
-def _split_scalar(x: float) -> tuple[float, float]:
+def _split(x):
+    """``(p, e)`` with ``p = fl(x²)`` and ``p + e = x²`` exactly (Veltkamp–Dekker); e is
+    inf or NaN where x² or the split overflows (the callers set it to 0 there)."""
     p = x * x
     g = _SPLIT * x
     hi = g - (g - x)
     lo = x - hi
-    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    return p, ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+
+
+def _asymptotic(x):
+    """erfcx(x) for x > X_MAX by its asymptotic series to k = 6 (0 at x = inf)."""
+    w = 0.5 / (x * x)  # 0 at x = inf or where x² overflows
+    s = 1.0 - w * (1.0 - 3.0 * w * (1.0 - 5.0 * w * (1.0 - 7.0 * w * (
+        1.0 - 9.0 * w * (1.0 - 11.0 * w)))))
+    return s * _INV_SQRTPI / x
+
+
+def _erf_taylor(x):
+    """erf(x) for |x| < 0.75 by its Taylor series (17 terms)."""
+    w = x * x
+    s = _ERF_TAYLOR[-1]
+    for c in _ERF_TAYLOR[-2::-1]:
+        s = s * w + c
+    return x * s
+
+
+# --- scalars: the same operations on Python floats (a NumPy call costs ~20 µs on a scalar) ---
+
+
+def _split_scalar(x: float) -> tuple[float, float]:
+    p, e = _split(x)
     return p, (e if math.isfinite(e) and math.isfinite(p) else 0.0)
 
 
@@ -109,10 +135,7 @@ def _erfcx_nonneg_scalar(x: float) -> float:
         for j in range(_DEGREE - 1, -1, -1):
             r = r * t + row[j]
         return r
-    w = 0.5 / (x * x)
-    s = 1.0 - w * (1.0 - 3.0 * w * (1.0 - 5.0 * w * (1.0 - 7.0 * w * (
-        1.0 - 9.0 * w * (1.0 - 11.0 * w)))))
-    return s * _INV_SQRTPI / x
+    return _asymptotic(x)
 
 
 def _exp_scalar(x: float) -> float:
@@ -157,11 +180,7 @@ def _erf_scalar(x: float) -> float:
     if x != x:
         return math.nan
     if abs(x) < _ERF_TAYLOR_MAX:
-        w = x * x
-        s = _ERF_TAYLOR[-1]
-        for c in _ERF_TAYLOR[-2::-1]:
-            s = s * w + c
-        return x * s
+        return _erf_taylor(x)
     ax = abs(x)
     p, e = _split_scalar(ax)
     return math.copysign(1.0 - _erfcx_nonneg_scalar(ax) * (math.exp(-p) * (1.0 - e)), x)
@@ -171,12 +190,8 @@ def _erf_scalar(x: float) -> float:
 
 
 def _square_split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(p, e)`` with ``p = fl(x²)`` and ``p + e = x²`` exactly (0 where x² is not finite)."""
-    p = x * x
-    g = _SPLIT * x
-    hi = g - (g - x)
-    lo = x - hi
-    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    """:func:`_split` on an array, with e = 0 where x² is not finite."""
+    p, e = _split(x)
     e[~np.isfinite(e)] = 0.0  # x² or the split overflowed: exp(±x²) is 0 or inf anyway
     return p, e
 
@@ -205,14 +220,6 @@ def _erfcx_table(x: np.ndarray) -> np.ndarray:
     return r
 
 
-def _erfcx_asymptotic(x: np.ndarray) -> np.ndarray:
-    """erfcx on a 1-D array of x > X_MAX (+inf allowed), by the asymptotic series."""
-    w = 0.5 / (x * x)  # 0 at x = inf or where x² overflows
-    s = 1.0 - w * (1.0 - 3.0 * w * (1.0 - 5.0 * w * (1.0 - 7.0 * w * (
-        1.0 - 9.0 * w * (1.0 - 11.0 * w)))))
-    return s * _INV_SQRTPI / x
-
-
 def _erfcx_nonneg(x: np.ndarray) -> np.ndarray:
     """erfcx on a 1-D array of x ≥ 0 (+inf allowed)."""
     if x.size == 0 or x.max() <= X_MAX:
@@ -221,7 +228,7 @@ def _erfcx_nonneg(x: np.ndarray) -> np.ndarray:
     table = x <= X_MAX
     out[table] = _erfcx_table(x[table])
     far = ~table
-    out[far] = _erfcx_asymptotic(x[far])
+    out[far] = _asymptotic(x[far])
     return out
 
 
@@ -314,12 +321,7 @@ def _erf_array(a: np.ndarray) -> np.ndarray:
     small = np.abs(a) < _ERF_TAYLOR_MAX
     xs = a[small]
     if xs.size:
-        w = xs * xs
-        s = np.full_like(xs, _ERF_TAYLOR[-1])
-        for c in _ERF_TAYLOR[-2::-1]:
-            s *= w
-            s += c
-        out[small] = xs * s
+        out[small] = _erf_taylor(xs)
     big = ~small
     signed = a[big]
     if signed.size:
