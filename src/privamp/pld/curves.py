@@ -176,7 +176,11 @@ class PoissonGaussianCurve(PairCurve):
         th, g = self.theta, self.rate
         out = np.full(eps.shape, -np.inf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_c = log1mexp(eps + math.log1p(-g)) if g < 1 else np.full(eps.shape, -np.inf)
+            # c = 1 − α(1 − γ): exactly 1 at γ = 1 (no subsampling, the add pair is the plain
+            # Gaussian pair reversed). Writing it as −inf there made the add orientation
+            # vanish and under-reported ε at rate 1 by up to 100× (issue 15).
+            log_c = (log1mexp(eps + math.log1p(-g)) if g < 1
+                     else np.where(np.isfinite(eps), 0.0, -np.inf))
         ok = np.isfinite(log_c) & np.isfinite(eps)
         if np.any(ok):
             lc = log_c[ok]
