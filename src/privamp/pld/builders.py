@@ -2,9 +2,13 @@
 
 :func:`pair_curves` turns one ledger event into the curves the PLD engine composes:
 
-* **Poisson sampling of the Gaussian mechanism under add/remove**: the exact *remove* and *add*
-  pairs (:class:`~privamp.pld.curves.PoissonGaussianCurve`; Zhu, Dong, Wang 2022), composed
-  separately by the engine.
+* **Poisson sampling under add/remove**: the exact *remove* and *add* pairs of the subsampled
+  dominating pair (Zhu, Dong, Wang 2022, Theorem 11), composed separately by the engine — in
+  closed form for the Gaussian (:class:`~privamp.pld.curves.PoissonGaussianCurve`), from the
+  base profile's symmetric curve for every other mechanism or profile
+  (:class:`~privamp.pld.curves.PoissonPairCurve`). Composing the symmetrised amplified profile
+  instead (the maximum of the two) is valid but 3–30 % looser after many steps, and its lower
+  end is not a lower bound on the mechanism's ε.
 * **Everything else**: the symmetric curve of the privacy profile (a privacy profile determines a
   dominating pair: its symmetric extension ``1 − e^ε + e^ε δ(−ε)`` for ε < 0 is the supremum over
   ordered neighbours; Zhu, Dong, Wang 2022, §3). For a sampling scheme the profile is the
@@ -26,7 +30,7 @@ from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import Poisson, SamplingScheme
-from .curves import PairCurve, PoissonGaussianCurve, ProfileCurve
+from .curves import PairCurve, PoissonGaussianCurve, PoissonPairCurve, ProfileCurve
 
 __all__ = ["pair_curves"]
 
@@ -74,13 +78,16 @@ def pair_curves(source: Any, scheme: SamplingScheme | None = None,
         profile = source.profile() if isinstance(source, Mechanism) else source
         return {"symmetric": ProfileCurve(profile)}
     rel = scheme.natural_relation if relation is None else NeighbouringRelation.parse(relation)
-    theta = _gaussian_theta(source)
-    base_rel = getattr(source, "relation", None)
+    base_rel = getattr(source, "relation", NeighbouringRelation.ADD_REMOVE)
     if (isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE
-            and theta is not None and theta > 0 and group_privacy is None
             and base_rel is NeighbouringRelation.ADD_REMOVE):
-        return {"remove": PoissonGaussianCurve(theta, scheme.rate, "remove"),
-                "add": PoissonGaussianCurve(theta, scheme.rate, "add")}
+        # a record appears at most once: group privacy plays no part
+        theta = _gaussian_theta(source)
+        if theta is not None and theta > 0:
+            return {o: PoissonGaussianCurve(theta, scheme.rate, o) for o in ("remove", "add")}
+        profile = source.profile() if isinstance(source, Mechanism) else source
+        base = ProfileCurve(profile)
+        return {o: PoissonPairCurve(base, scheme.rate, o) for o in ("remove", "add")}
     from ..amplification.subsampling import amplify
 
     return {"symmetric": ProfileCurve(amplify(source, scheme, rel, group_privacy))}

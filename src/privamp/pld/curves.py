@@ -8,10 +8,13 @@ only α ≥ 1): then compositions of mechanisms are dominated by products of pai
 * :class:`ProfileCurve` — a symmetric relation: the pair must dominate both orientations, and the
   profile's symmetric extension ``1 − e^ε + e^ε δ(−ε)`` (ε < 0) is exactly the supremum over
   ordered pairs. Any privacy profile (closed form, amplified, tabulated) gives one.
-* :class:`PoissonGaussianCurve` — Poisson subsampling of the Gaussian mechanism under add/remove,
-  where the two orientations differ: the *remove* pair ``((1 − γ)N(0,1) + γN(θ,1), N(0,1))`` and
-  the *add* pair (the reverse), both exact (Mironov et al. 2019; Zhu, Dong, Wang 2022). An
-  accountant composes each orientation separately and reports the worse.
+* :class:`PoissonPairCurve` — Poisson subsampling under add/remove of any mechanism given by a
+  dominating pair (P, Q) of its "with the record / without it" outputs: the *remove* pair
+  ``((1 − γ)Q + γP, Q)`` and the *add* pair ``(Q, (1 − γ)Q + γP)`` (Zhu, Dong, Wang 2022,
+  Theorem 11). The two orientations differ — their symmetrisation is up to 30 % looser after
+  composition — so an accountant composes each separately and reports the worse.
+* :class:`PoissonGaussianCurve` — the same for the Gaussian mechanism, in closed form (values and
+  the slope ``−Q(L > ε)``; Mironov et al. 2019).
 
 Each curve gives ``log_upper(eps)`` (an upper bound) and ``log_lower(eps)`` (a lower bound), and
 the mass at +∞ (the limit ε → ∞).
@@ -25,13 +28,13 @@ import math
 import numpy as np
 
 from .. import _special
-from .._numerics import ULP, log1mexp, log_expm1, log_sub, round_up_log
+from .._numerics import ULP, log1mexp, log_expm1, log_sub, round_down_log, round_up_log
 from .._validation import check_real
 from ..amplification.subsampling import deamplify_eps
 from ..mechanisms.gaussian import gaussian_log_delta
 from ..profiles import PrivacyProfile
 
-__all__ = ["PairCurve", "PoissonGaussianCurve", "ProfileCurve"]
+__all__ = ["PairCurve", "PoissonGaussianCurve", "PoissonPairCurve", "ProfileCurve"]
 
 #: Relative slack between the upper and the lower value of a closed-form curve. The closed forms
 #: are within ~1e-11 relative in log of 80-digit references (tests/test_profiles.py); the lower
@@ -145,6 +148,119 @@ class ProfileCurve(PairCurve):
 
     def __repr__(self) -> str:
         return f"ProfileCurve({self.profile!r})"
+
+
+class PoissonPairCurve(PairCurve):
+    """Poisson subsampling (rate γ) under add/remove of a mechanism with dominating pair (P, Q).
+
+    ``base`` is the curve of (P, Q), a dominating pair of the base mechanism's outputs *with* the
+    differing record against *without* it, and must be **self-dual** (the curve of (Q, P) is the
+    same; true of every :class:`ProfileCurve`, whose symmetric extension dominates both orders).
+    With f the base curve, α = e^ε and c = 1 − α(1 − γ) (Zhu, Dong, Wang 2022, Theorem 11; the
+    formulas are the hockey-stick divergences of the mixtures, exact for the pairs):
+
+    * remove, ``((1 − γ)Q + γP, Q)``: ``γ f((α − 1 + γ)/γ)`` for α > 1 − γ, ``1 − α`` below;
+    * add, ``(Q, (1 − γ)Q + γP)``: ``c f(αγ/c)`` while c > 0, and 0 once α ≥ 1/(1 − γ).
+
+    Each orientation is evaluated for ε ≥ 0 from these and for ε < 0 from the other through
+    ``D_α(P‖Q) = 1 − α + α D_{1/α}(Q‖P)``. Upper values round the inner argument down (f is
+    non-increasing) and c up; lower values the other way round, from the base's lower values.
+    At γ = 1 both orientations are the base curve itself (c = 1).
+
+    >>> from privamp.mechanisms import LaplaceMechanism
+    >>> f = ProfileCurve(LaplaceMechanism(1.0).profile())
+    >>> rem, add = (PoissonPairCurve(f, 0.01, o) for o in ("remove", "add"))
+    >>> e = np.array([0.005])
+    >>> bool(rem.log_upper(e)[0] > add.log_upper(e)[0])
+    True
+    """
+
+    def __init__(self, base: PairCurve, rate: float, orientation: str = "remove"):
+        if not isinstance(base, PairCurve) or base.orientation != "symmetric":
+            raise ValueError("base must be a symmetric (self-dual) PairCurve")
+        self.base = base
+        self.rate = check_real("rate", rate, "(0, 1]")
+        if orientation not in ("remove", "add"):
+            raise ValueError(f"orientation must be 'remove' or 'add', not {orientation!r}")
+        self.orientation = orientation
+        self.lower_slack = base.lower_slack
+
+    # ---- the two orientations at ε ≥ 0 (log values; upper or lower bounds) ----------------
+
+    def _remove_pos(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        g = self.rate
+        # β = (α − 1 + γ)/γ ≥ 1: log β = log(1 + (e^ε − 1)/γ), rounded down by deamplify_eps;
+        # its error is below 8 ulp, so +16 ulp is above the exact value
+        log_beta = np.atleast_1d(deamplify_eps(eps, g))
+        if lower:
+            with np.errstate(invalid="ignore"):
+                log_beta = np.where(np.isfinite(log_beta),
+                                    log_beta + 16 * ULP * np.abs(log_beta) + 1e-300, log_beta)
+            val = math.log(g) + self.base.log_lower(log_beta)
+            return round_down_log(val, ulps=4)
+        return round_up_log(math.log(g) + self.base.log_upper(log_beta), ulps=4)
+
+    def _add_pos(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        g = self.rate
+        out = np.full(eps.shape, -np.inf)
+        finite = np.isfinite(eps)
+        if g == 1.0:
+            log_c = np.where(finite, 0.0, -np.inf)
+            log_beta = eps.copy()
+        else:
+            l1g = math.log1p(-g)
+            with np.errstate(invalid="ignore", over="ignore"):
+                x = eps + l1g  # log(α(1 − γ)) < 0 while c > 0
+                err = 4 * ULP * (np.abs(eps) + abs(l1g))
+                # c = 1 − e^x from the end of x's error interval that rounds c up (or down)
+                xe = x + err if lower else x - err
+                log_c = np.where(finite & (xe < 0), log1mexp(np.minimum(xe, 0.0)), -np.inf)
+                log_beta = eps + math.log(g) - log_c
+                margin = 4 * ULP * (np.abs(eps) + abs(math.log(g)) + np.abs(log_c)) + 1e-300
+                log_beta = log_beta + margin if lower else log_beta - margin
+        ok = np.isfinite(log_c)
+        if np.any(ok):
+            # β = αγ/c ≥ 1 exactly for α ≥ 1: rounding may not take it below
+            lb = np.maximum(log_beta[ok], 0.0)
+            if lower:
+                out[ok] = round_down_log(log_c[ok] + self.base.log_lower(lb), ulps=4)
+            else:
+                out[ok] = round_up_log(log_c[ok] + self.base.log_upper(lb), ulps=4)
+        return out
+
+    def _pos(self, orientation: str, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+        if orientation == "remove":
+            return self._remove_pos(eps, lower)
+        return self._add_pos(eps, lower)
+
+    def _curve(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        other = "add" if self.orientation == "remove" else "remove"
+        out = np.empty(eps.shape)
+        pos = eps >= 0
+        if np.any(pos):
+            out[pos] = self._pos(self.orientation, eps[pos], lower)
+        neg = ~pos
+        if np.any(neg):
+            e = eps[neg]
+            with np.errstate(invalid="ignore"):
+                val = np.logaddexp(log1mexp(e), e + self._pos(other, -e, lower))
+            val = round_down_log(val, ulps=4) if lower else round_up_log(val, ulps=4)
+            out[neg] = np.where(np.isneginf(e), 0.0, val)
+        return np.minimum(out, 0.0)
+
+    def log_upper(self, eps):
+        return self._curve(np.asarray(eps, dtype=float), lower=False)
+
+    def log_lower(self, eps):
+        return self._curve(np.asarray(eps, dtype=float), lower=True)
+
+    def log_excess(self, eps):
+        other = "add" if self.orientation == "remove" else "remove"
+        with np.errstate(invalid="ignore"):
+            return eps + self._pos(other, -eps)
+
+    def __repr__(self) -> str:
+        return f"PoissonPairCurve({self.base!r}, rate={self.rate!r}, {self.orientation})"
 
 
 class PoissonGaussianCurve(PairCurve):
