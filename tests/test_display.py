@@ -50,6 +50,28 @@ def test_upper_is_never_below_and_lower_never_above(x, digits, notation):
             assert significant(text) <= digits, text
 
 
+@given(anything, st.integers(0, 20))
+@example(1e-10, 3)
+@example(-1e-10, 3)
+@example(0.14521, 3)
+@example(sys.float_info.max, 2)
+@example(5e-324, 0)
+def test_fixed_point_notation(x, decimals):
+    """``notation="f"`` (a table's fixed number of decimals) is directed the same way and keeps
+    at most ``decimals`` decimals; no "-0.000"."""
+    up = upper(x, decimals, notation="f")
+    down = lower(x, decimals, notation="f")
+    assert float(up) >= x and float(down) <= x
+    for text in (up, down):
+        if math.isfinite(x):
+            assert not text.startswith("-") or float(text) != 0, text
+            if x != 0:
+                assert len(text.split(".")[1]) == decimals if decimals else "." not in text
+    if math.isfinite(x) and abs(x) < 1e15:
+        unit = Decimal(1).scaleb(-decimals)
+        assert abs(Decimal(up) - Decimal(x)) <= unit and abs(Decimal(down) - Decimal(x)) <= unit
+
+
 @given(finite, st.integers(1, 15))
 def test_directed_text_is_within_one_unit_of_the_last_digit(x, digits):
     """No more pessimistic than needed: one unit of the last printed digit at most."""
@@ -132,7 +154,9 @@ def test_calibrated_integers_and_errors():
     with pytest.raises(ValueError, match="digits"):
         upper(1.0, 0)
     with pytest.raises(ValueError, match="notation"):
-        upper(1.0, notation="f")
+        upper(1.0, notation="%")
+    with pytest.raises(ValueError, match="digits"):
+        upper(1.0, -1, notation="f")
     with pytest.raises(ValueError, match="upper end"):
         bracket(1.0)
 

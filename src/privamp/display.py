@@ -19,7 +19,8 @@ value that bounds nothing               :func:`nearest`              to nearest
 every float ``x``, so a printed bound that is typed back in is still a bound. A value that
 already prints exactly (``0.1``, ``1e-05``, ``3``) is therefore printed as itself. The text has
 at most ``digits`` significant digits (default 6), in the ``g`` style of Python's format
-mini-language (``notation="e"`` for a fixed scientific notation).
+mini-language; ``notation="e"`` gives a fixed scientific notation (``digits`` significant
+digits) and ``notation="f"`` a fixed-point one with ``digits`` decimals, as tables print them.
 
 For a calibrated parameter the safe direction is the one in which the target stays met: more
 noise (σ, a Laplace scale) is more private, so σ is rounded **up**; a larger sampling rate, more
@@ -38,12 +39,14 @@ steps or a larger probability of telling the truth are less private, so they are
 ('0.1', '-0.123456', '-0.123457', 'inf', '0')
 >>> upper(2.5e-7, notation="e", digits=3), upper(0.126936, notation="e", digits=5)
 ('2.50e-07', '1.2694e-01')
+>>> upper(0.14521, 3, notation="f"), lower(0.14521, 3, notation="f"), upper(-1e-9, 3, notation="f")
+('0.146', '0.145', '0.000')
 """
 
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from typing import Any
 
 __all__ = [
@@ -72,10 +75,12 @@ SAFE_DIRECTION = {
 
 
 def _check(digits: int, notation: str) -> None:
-    if not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 17:
-        raise ValueError(f"digits must be an integer in [1, 17], got {digits!r}")
-    if notation not in ("g", "e"):
-        raise ValueError(f"notation must be 'g' or 'e', got {notation!r}")
+    top = 340 if notation == "f" else 17
+    low = 0 if notation == "f" else 1
+    if not isinstance(digits, int) or isinstance(digits, bool) or not low <= digits <= top:
+        raise ValueError(f"digits must be an integer in [{low}, {top}], got {digits!r}")
+    if notation not in ("g", "e", "f"):
+        raise ValueError(f"notation must be 'g', 'e' or 'f', got {notation!r}")
 
 
 def _special(x: float) -> str | None:
@@ -92,6 +97,9 @@ def _special(x: float) -> str | None:
 def _format(value: float, digits: int, notation: str) -> str:
     if notation == "e":
         return f"{value:.{digits - 1}e}"
+    if notation == "f":
+        text = f"{value:.{digits}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
     return f"{value:.{digits}g}"
 
 
@@ -117,9 +125,17 @@ def _directed(x: float, digits: int, notation: str, up: bool) -> str:
     text = _format(x, digits, notation)
     if (float(text) >= x) if up else (float(text) <= x):
         return text
-    d = Decimal(x)  # exact
-    step = Decimal(1).scaleb(d.adjusted() - (digits - 1))  # one unit of the last digit
-    q = d.quantize(step, rounding=ROUND_CEILING if up else ROUND_FLOOR)
+    with localcontext() as ctx:
+        ctx.prec = 1000  # exact: a double has at most 767 significant decimal digits
+        d = Decimal(x)
+        # one unit of the last digit
+        step = Decimal(1).scaleb(-digits if notation == "f" else d.adjusted() - (digits - 1))
+        q = d.quantize(step, rounding=ROUND_CEILING if up else ROUND_FLOOR)
+        return _first_safe(q, step, x, digits, notation, up)
+
+
+def _first_safe(q: Decimal, step: Decimal, x: float, digits: int, notation: str,
+                up: bool) -> str:
     while True:  # q >= x (<= x) exactly; its nearest double keeps that, x being a double
         value = float(q)
         text = (_format(value, digits, notation) if math.isfinite(value)
