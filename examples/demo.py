@@ -4,9 +4,14 @@ It prints readable tables of δ(ε) for the Gaussian and Laplace mechanisms (and
 response calibrated to the same total variation, as in Figure 1(a) of Balle, Barthe, Gaboardi
 2018), inverts the profiles to ε(δ), shows white-box versus black-box group privacy, calibrates a
 Gaussian mechanism exactly, amplifies the Gaussian mechanism by Poisson, without-replacement,
-with-replacement and multistage (MUST) subsampling, accounts for 1,000 steps of DP-SGD with each
-of those batch samplers (certified PLD brackets next to RDP), calibrates the noise for a target
-ε, and writes plots of the profiles and of ε against the number of steps.
+with-replacement and multistage (MUST) subsampling, accounts for 1,000 steps of DP-SGD with four
+batch samplers (Poisson, WOR, WR, MUST.OW; certified PLD brackets next to RDP) at the same noise
+multiplier, calibrates the noise for a target ε, and writes plots of the profiles and of ε against
+the number of steps.
+
+Every number it prints goes through :mod:`privamp.display`, rounded to the safe side: bounds (ε,
+δ, η) up, the lower ends of brackets down, a calibrated σ up and a calibrated probability down, so
+that a printed value typed back in still meets its target.
 
 Usage: python examples/demo.py [--out DIR]
 """
@@ -24,14 +29,17 @@ from scipy import special
 import privamp
 from privamp.accountant import Accountant
 from privamp.amplification.subsampling import amplify
+from privamp.applications.privacy import resolve_relations
 from privamp.calibrate import calibrate_sigma
+from privamp.display import bracket, calibrated, nearest, upper
 from privamp.errors import UnsupportedCombinationError
 from privamp.plots import plot_composition, plot_profiles, save_figure
 from privamp.sampling import MustOW, MustWW, Poisson, WithoutReplacement, WithReplacement
 
 
 def sci(x: float) -> str:
-    return "0" if x == 0 else f"{x:.4e}"
+    """An upper bound (δ) in scientific notation, five significant digits, rounded up."""
+    return upper(x, 5, notation="e") if x != 0 else "0"
 
 
 def table(title, headers, rows):
@@ -68,7 +76,7 @@ def main() -> int:
           ["ε"] + [name for name, _ in mechs], rows)
 
     deltas = [1e-3, 1e-5, 1e-8, 1e-12, 1e-20]
-    rows = [[f"{d:g}"] + [f"{float(p.epsilon(d)):.4f}" for _, p in mechs] for d in deltas]
+    rows = [[f"{d:g}"] + [upper(float(p.epsilon(d)), 5) for _, p in mechs] for d in deltas]
     table("Inverted: the smallest ε with δ(ε) ≤ δ (rounded up, never below the truth)",
           ["δ"] + [name for name, _ in mechs], rows)
 
@@ -77,29 +85,30 @@ def main() -> int:
     for k in (1, 2, 4, 8):
         white, black = g.group(k, "white-box"), g.group(k, "black-box")
         rows.append([str(k), sci(float(white.delta(2.0))), sci(float(black.delta(2.0))),
-                     f"{float(white.epsilon(1e-5)):.3f}", f"{float(black.epsilon(1e-5)):.3f}"])
+                     upper(float(white.epsilon(1e-5)), 4), upper(float(black.epsilon(1e-5)), 4)])
     table("Group privacy of the Gaussian mechanism σ=1: white-box (sensitivity kΔ) "
           "vs black-box (Vadhan's lemma)",
           ["k", "δ_k(2) white", "δ_k(2) black", "ε_k(1e-5) white", "ε_k(1e-5) black"], rows)
 
     tiny = privamp.GaussianProfile(0.25)
     print(f"\nFar tails stay exact in log space: Gaussian θ=0.25 at ε=4.5 has "
-          f"δ = {math.exp(float(tiny.log_delta(4.5))):.4e}; at ε=60, "
-          f"log δ = {float(tiny.log_delta(60.0)):.1f} (δ itself underflows a double).")
+          f"δ = {sci(math.exp(float(tiny.log_delta(4.5))))}; at ε=60, "
+          f"log δ = {upper(float(tiny.log_delta(60.0)), 5)} (δ itself underflows a double).")
 
     target_eps, target_delta = 1.0, 1e-5
     exact = privamp.GaussianMechanism.calibrated(target_eps, target_delta)
     print(f"\nCalibration for ({target_eps}, {target_delta})-DP, sensitivity 1:")
-    print(f"  exact profile (Balle & Wang 2018): σ = {exact.sigma:.4f}")
+    # calibrated σ rounded up (more noise), probabilities of the true bit rounded down
+    print(f"  exact profile (Balle & Wang 2018): σ = {calibrated(exact.sigma, 'sigma')}")
     classic = privamp.mechanisms.classical_gaussian_sigma(0.99, target_delta)
-    print(f"  classical σ = √(2 ln(1.25/δ))/ε at ε=0.99: σ = {classic:.4f} "
-          f"({classic / exact.sigma - 1:.0%} more noise)")
+    print(f"  classical σ = √(2 ln(1.25/δ))/ε at ε=0.99: σ = {calibrated(classic, 'sigma')} "
+          f"({nearest(100 * (classic / exact.sigma - 1), 2)}% more noise)")
     print(f"  randomized response for (1, 1e-5): p = "
-          f"{privamp.RandomizedResponse.calibrated(1.0, 1e-5).p:.6f} "
-          f"(pure ε=1 needs p = {float(special.expit(1.0)):.6f})")
+          f"{calibrated(privamp.RandomizedResponse.calibrated(1.0, 1e-5).p, 'p')} "
+          f"(pure ε=1 needs p = {calibrated(float(special.expit(1.0)), 'p')})")
 
     fig = plot_profiles(mechs, [i * 0.02 for i in range(401)],
-                        title=f"Privacy profiles δ(ε), sensitivity 1 (δ(0) = {d0:.3f})")
+                        title=f"Privacy profiles δ(ε), sensitivity 1 (δ(0) = {upper(d0, 3)})")
     path = os.path.join(args.out, "profiles.png")
     save_figure(fig, path)
     print(f"\nWrote the plot {path}")
@@ -119,9 +128,9 @@ def main() -> int:
         prof = amplify(mech, scheme)
         amplified.append((name, prof))
         pts = prof.points(eps_list)
-        rows.append([name, f"{prof.eta:.4f}"] + [
-            f"{e:.3f} / {sci(d)}" for e, d in zip(pts["eps_amplified"], pts["delta_amplified"],
-                                                   strict=True)])
+        rows.append([name, upper(prof.eta, 5)] + [
+            f"{upper(e, 4)} / {sci(d)}" for e, d in zip(pts["eps_amplified"],
+                                                        pts["delta_amplified"], strict=True)])
     table("Gaussian σ=1 on a subsample: ε' / δ'(ε') for base ε = 0.5, 1, 2, 4.5 "
           "(the base δ(ε) is in the first table)",
           ["scheme", "η"] + [f"ε={e:g}" for e in eps_list], rows)
@@ -134,44 +143,65 @@ def main() -> int:
     save_figure(fig, path2)
     print(f"\nWrote the plot {path2}")
 
-    # accounting: 1,000 steps of DP-SGD (clipped gradients, sensitivity 1 per record) with batch
-    # samplers of expected size 100 from 10,000 records
-    n, m, steps, delta = 10_000, 100, 1000, 1e-5
-    g_sub = privamp.GaussianMechanism(sigma=1.0, relation="substitute")
-    samplers = [("Poisson q=0.01 (add/remove)", privamp.GaussianMechanism(sigma=1.0),
-                 Poisson(m / n)),
-                ("WOR(10000, 100)", g_sub, WithoutReplacement(n, m)),
-                ("WR(10000, 100)", g_sub, WithReplacement(n, m)),
-                ("MUST.OW(10000, 5000, 100)", g_sub, MustOW(n, n // 2, m))]
+    # accounting: 1,000 steps of DP-SGD with batch samplers of expected size 100 from 10,000
+    # records, all at the same noise multiplier z = σ/C = 1: per-example gradients clipped to norm
+    # C = 1, the same Gaussian noise σ = 1 on their sum. Each sampler is analysed under its
+    # natural relation, with the sensitivity of the clipped sum under the relation its
+    # amplification theorem needs (privamp.applications.privacy): C under add/remove (Poisson),
+    # 2C under substitution (WOR, WR, MUST).
+    n, m, steps, delta, clip, sigma = 10_000, 100, 1000, 1e-5, 1.0, 1.0
+    samplers = []
+    for name, scheme in [("Poisson q=0.01", Poisson(m / n)),
+                         ("WOR(10000, 100)", WithoutReplacement(n, m)),
+                         ("WR(10000, 100)", WithReplacement(n, m)),
+                         ("MUST.OW(10000, 5000, 100)", MustOW(n, n // 2, m))]:
+        outer, base = resolve_relations(scheme, None)
+        sens = privamp.clipped_sum_sensitivity(clip, base)
+        mech = privamp.GaussianMechanism(sigma, sensitivity=sens, relation=base)
+        label = (f"{name} ({'add/remove, Δ = C' if sens == clip else 'substitution, Δ = 2C'})")
+        samplers.append((label, mech, scheme, outer))
+    grid = [10, 30, 100, 300, 1000]
+    brackets = {label: [Accountant().add(mech, t, scheme=scheme, relation=outer).epsilon(delta)
+                        for t in grid] for label, mech, scheme, outer in samplers}
     rows = []
-    for name, mech, scheme in samplers:
-        b = Accountant().add(mech, steps, scheme=scheme).epsilon(delta)
+    for label, mech, scheme, outer in samplers:
+        b = brackets[label][grid.index(steps)]
         try:
-            rdp = f"{Accountant('rdp').add(mech, steps, scheme=scheme).epsilon(delta).upper:.4f}"
+            rdp = upper(Accountant("rdp").add(mech, steps, scheme=scheme, relation=outer)
+                        .epsilon(delta).upper)
         except UnsupportedCombinationError:
             rdp = "—"
-        rows.append([name, f"[{b.lower:.4f}, {b.upper:.4f}]", rdp])
-    table(f"{steps} steps of the Gaussian mechanism σ=1 with each batch sampler: certified ε "
-          f"at δ={delta:g}", ["sampler", "PLD bracket (lower, upper)", "RDP (upper)"], rows)
+        rows.append([label, bracket(b), rdp])
+    table(f"{steps} steps of DP-SGD with each batch sampler, noise multiplier z = σ/C = "
+          f"{sigma / clip:g}: certified ε at δ={delta:g}",
+          ["sampler (relation, sensitivity)", "PLD bracket (lower, upper)", "RDP (upper)"], rows)
     print("The PLD bracket encloses the exact ε of the composition (its upper end is the "
           "guarantee);\nRDP is an upper bound only, and has no bound for WR/MUST with Gaussian "
-          "noise.")
+          "noise. At the same\nnoise, substitution doubles the sensitivity of the clipped sum: "
+          "WOR, WR and MUST pay far more\nthan Poisson under add/remove.")
     cal = calibrate_sigma(1.0, delta, steps=steps, scheme=Poisson(m / n))
-    print(f"\nNoise for ε ≤ 1 at δ={delta:g} after {steps} Poisson steps: σ = {cal.value:.4f} "
-          f"(certified ε = {cal.epsilon:.5f}, {cal.evaluations} accountant calls)")
-    grid = [10, 30, 100, 300, 1000, 3000]
+    print(f"\nNoise for ε ≤ 1 at δ={delta:g} after {steps} Poisson steps (C = 1): σ = "
+          f"{calibrated(cal.value, 'sigma')} (certified ε = {upper(cal.epsilon)}, "
+          f"{cal.evaluations} accountant calls)")
     curves = []
-    for name, mech, scheme in samplers[:2] + samplers[3:]:
-        values = [Accountant().add(mech, t, scheme=scheme).epsilon(delta) for t in grid]
-        curves.append({"label": f"{name}, PLD", "steps": grid,
+    for label, *_ in samplers:
+        values = brackets[label]
+        curves.append({"label": f"{label}, PLD", "steps": grid,
                        "epsilon": [v.upper for v in values],
                        "epsilon_lower": [v.lower for v in values]})
-    rdp_vals = [Accountant("rdp").add(samplers[0][1], t, scheme=samplers[0][2])
-                .epsilon(delta).upper for t in grid]
-    curves.append({"label": f"{samplers[0][0]}, RDP", "steps": grid, "epsilon": rdp_vals,
+    label, mech, scheme, outer = samplers[0]
+    rdp_vals = [Accountant("rdp").add(mech, t, scheme=scheme, relation=outer).epsilon(delta).upper
+                for t in grid]
+    curves.append({"label": f"{label}, RDP", "steps": grid, "epsilon": rdp_vals,
                    "accountant": "rdp"})
-    fig = plot_composition(curves, delta=delta,
-                           title="DP-SGD, Gaussian σ=1, batches of 100 from 10,000 records")
+    fig = plot_composition(
+        curves, delta=delta,
+        title=f"DP-SGD, four batch samplers, σ = {sigma:g}: batches of 100 from 10,000 records",
+        caption=f"Equal noise multiplier z = σ/C = {sigma / clip:g} (the same Gaussian noise "
+                f"σ = {sigma:g} on a gradient sum clipped to C = {clip:g}), clipped-gradient "
+                "sum: sensitivity C under add/remove (Poisson), 2C under substitution "
+                "(WOR/WR/MUST). Solid: certified PLD upper ends (the brackets are narrower "
+                "than the lines); dashed: RDP.")
     path3 = os.path.join(args.out, "composition.png")
     save_figure(fig, path3)
     print(f"Wrote the plot {path3}")

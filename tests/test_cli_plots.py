@@ -12,7 +12,8 @@ from privamp.accountant import Accountant
 from privamp.amplification.subsampling import amplify
 from privamp.amplification.tightness import aligned_profile
 from privamp.cli import main
-from privamp.sampling import MustWW, Poisson
+from privamp.relations import clipped_sum_sensitivity
+from privamp.sampling import MustOW, MustWW, Poisson, WithoutReplacement, WithReplacement
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -79,6 +80,57 @@ def test_plot_delta_rdp_has_no_lower_band(tmp_path, capsys):
                  "--points", "3", "--eps-min", "0.1", "--out", str(out)]) == 0
     text, _ = capsys.readouterr()
     assert "delta (upper)" in text and "wrote" in text
+
+
+COMPOSITION = ["plot", "composition", "--mechanism", "gaussian", "--n", "200", "--m", "4",
+               "--max-steps", "20", "--points", "3"]
+
+
+def test_plot_composition_at_equal_noise_multiplier(tmp_path, capsys):
+    """DP-SGD semantics: the same noise σ on a sum clipped to C (--sensitivity) for every
+    scheme; Poisson under add/remove with sensitivity C, WOR/WR/MUST under substitution with
+    2C (privamp.applications.privacy's conventions), and the JSON says so per curve."""
+    out = tmp_path / "comp.png"
+    d = run_json([*COMPOSITION, "--sigma", "1", "--schemes", "poisson", "wor", "wr", "must-ow",
+                  "--accountants", "pld", "--out", str(out)], capsys)
+    assert_png(out)
+    assert d["clip_norm"] == 1.0 and d["noise_multiplier"] == 1.0
+    curves = {c["scheme"]: c for c in d["curves"]}
+    assert list(curves) == ["poisson", "wor", "wr", "must-ow"]
+    assert (curves["poisson"]["relation"], curves["poisson"]["base_relation"],
+            curves["poisson"]["sensitivity"]) == ("add-remove", "add-remove", 1.0)
+    for name in ("wor", "wr", "must-ow"):
+        c = curves[name]
+        assert (c["relation"], c["base_relation"], c["sensitivity"]) == \
+            ("substitute", "substitute", 2.0)
+    assert all(c["sigma"] == 1.0 for c in d["curves"])
+    assert "Δ = 2" in curves["wor"]["label"] and "Δ = 1" in curves["poisson"]["label"]
+    # the numbers are the accountant's for those mechanisms
+    for name, scheme in [("poisson", Poisson(0.02)), ("wor", WithoutReplacement(200, 4)),
+                         ("wr", WithReplacement(200, 4)), ("must-ow", MustOW(200, 100, 4))]:
+        rel = curves[name]["base_relation"]
+        mech = GaussianMechanism(1.0, sensitivity=clipped_sum_sensitivity(1.0, rel),
+                                 relation=rel)
+        eps = Accountant().add(mech, 20, scheme=scheme).epsilon(1e-5, lower=False).upper
+        assert curves[name]["epsilon"][-1] == pytest.approx(eps, rel=1e-9)
+
+
+def test_plot_composition_depends_on_the_noise_multiplier_only(tmp_path, capsys):
+    """--sensitivity is the clip norm C: σ = 0.5 with C = 0.5 is the same run as σ = C = 1."""
+    out = tmp_path / "comp.png"
+    argv = [*COMPOSITION, "--schemes", "poisson", "wor", "--accountants", "pld", "rdp",
+            "--out", str(out)]
+    one = run_json([*argv, "--sigma", "1"], capsys)
+    half = run_json([*argv, "--sigma", "0.5", "--sensitivity", "0.5"], capsys)
+    assert half["noise_multiplier"] == 1.0 and half["clip_norm"] == 0.5
+    for a, b in zip(one["curves"], half["curves"], strict=True):
+        assert (a["scheme"], a["accountant"]) == (b["scheme"], b["accountant"])
+        assert b["sensitivity"] == a["sensitivity"] / 2
+        assert b["epsilon"] == pytest.approx(a["epsilon"], rel=1e-6)
+    # --relation substitute puts Poisson under substitution too: sensitivity 2C
+    sub = run_json([*argv, "--sigma", "1", "--relation", "substitute"], capsys)
+    poisson = next(c for c in sub["curves"] if c["scheme"] == "poisson")
+    assert poisson["relation"] == "substitute" and poisson["sensitivity"] == 2.0
 
 
 @pytest.mark.parametrize(("argv", "option"), [

@@ -125,8 +125,16 @@ def register(sub, plot_sub) -> None:
 
     pc = plot_sub.add_parser("composition",
                              help="epsilon against the number of steps for several sampling "
-                                  "schemes and accountants")
+                                  "schemes and accountants (DP-SGD: the same noise on a "
+                                  "clipped sum for every scheme)",
+                             description=_COMPOSITION_DOC)
     add_mechanism_options(pc)
+    for action in pc._actions:  # the option's meaning in this command: the clip norm C
+        if action.dest == "sensitivity":
+            action.help = ("clip norm C of each record's contribution to the released sum "
+                           "(default 1): sensitivity C under add/remove (Poisson), 2C under "
+                           "substitution (WOR, WR, MUST); --sigma is the same noise for every "
+                           "scheme, noise multiplier z = sigma/C")
     pc.add_argument("--n", type=int, required=True, help="dataset size")
     pc.add_argument("--m", type=int, required=True, help="subsample size (Poisson rate m/n)")
     pc.add_argument("--b", type=int, default=None, help="MUST stage-I size (default n/2)")
@@ -301,9 +309,22 @@ def _poisson_placeholder():
     return Poisson(0.5)
 
 
+_COMPOSITION_DOC = """\
+Certified epsilon against the number of steps, one curve per sampling scheme and accountant, at
+equal noise: each step releases a sum of per-record contributions clipped to norm C
+(--sensitivity, default 1) plus the same noise (--sigma for gaussian, --scale for laplace), as in
+DP-SGD with noise multiplier z = sigma/C. Each scheme is analysed under its natural relation
+(--relation overrides it) with the sensitivity of the clipped sum under the relation its
+amplification theorem needs (privamp.applications.privacy): C under add/remove (Poisson), 2C
+under substitution (WOR, WR, MUST). --json gives, per curve, the relation, base_relation,
+sensitivity and sigma used."""
+
+
 def _cmd_plot_composition(args: argparse.Namespace) -> int:
     from .accountant import Accountant
+    from .applications.privacy import resolve_relations
     from .plots import plot_composition, save_figure
+    from .relations import clipped_sum_sensitivity
     from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     if args.points < 2:
@@ -313,7 +334,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     b = args.b if args.b is not None else max(1, args.n // 2)
     steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
     schemes = {
-        "poisson": lambda: Poisson(args.m / args.n),
+        "poisson": lambda: Poisson(args.m / args.n, n=args.n),
         "wor": lambda: WithoutReplacement(args.n, args.m),
         "wr": lambda: WithReplacement(args.n, args.m),
         "must-ow": lambda: MustOW(args.n, b, args.m),
@@ -322,15 +343,20 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     }
     progress = _Progress(not args.json)
     curves = []
+    clip = args.sensitivity
     for name in args.schemes:
         scheme = schemes[name]()
-        outer = scheme.natural_relation
-        mech = build_mechanism(args, scheme.base_relation(outer))
+        outer, base = resolve_relations(scheme, args.relation)
+        per_step = argparse.Namespace(**vars(args))
+        if args.mechanism != "randomized-response":  # a clipped sum: C or 2C
+            per_step.sensitivity = clipped_sum_sensitivity(clip, base)
+        mech = build_mechanism(per_step, base)
+        described = describe_mechanism(mech)
         for backend in args.accountants:
             values = []
             for t in steps:
                 progress(f"{name}, {backend}, {t} steps")
-                acc = Accountant(backend).add(mech, int(t), scheme=scheme)
+                acc = Accountant(backend).add(mech, int(t), scheme=scheme, relation=outer)
                 try:
                     values.append(acc.epsilon(args.delta, lower=False).upper
                                   if backend == "pld" else acc.epsilon(args.delta).upper)
@@ -340,18 +366,44 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                         break
                     raise
             if values is not None:
-                curves.append({"scheme": name, "accountant": backend, "relation": outer.value,
-                               "steps": steps.tolist(), "epsilon": values})
+                curve = {"scheme": name, "accountant": backend, "relation": outer.value,
+                         "base_relation": base.value, "steps": steps.tolist(),
+                         "epsilon": values}
+                if args.mechanism != "randomized-response":
+                    curve["sensitivity"] = mech.sensitivity
+                    noise_name = "sigma" if args.mechanism == "gaussian" else "scale"
+                    curve[noise_name] = described[noise_name]
+                curves.append(curve)
     progress.done()
     for c in curves:
-        c["label"] = f"{c['scheme']} ({c['relation']}), {c['accountant']}"
+        sens = f", Δ = {num(c['sensitivity'])}" if "sensitivity" in c else ""
+        c["label"] = f"{c['scheme']} ({c['relation']}{sens}), {c['accountant']}"
+    mech_text = {"gaussian": f"Gaussian σ = {num(args.sigma or 0.0)}",
+                 "laplace": f"Laplace b = {num(args.scale or 0.0)}"}.get(args.mechanism,
+                                                                      args.mechanism)
+    noise = {"gaussian": args.sigma, "laplace": args.scale}.get(args.mechanism)
+    caption = ""
+    if noise is not None:
+        by_relation: dict[str, list[str]] = {}
+        for c in curves:
+            if c["scheme"] not in by_relation.setdefault(c["base_relation"], []):
+                by_relation[c["base_relation"]].append(c["scheme"])
+        parts = [f"{'C' if rel == 'add-remove' else '2C'} under "
+                 f"{'add/remove' if rel == 'add-remove' else 'substitution'} "
+                 f"({'/'.join(names)})" for rel, names in by_relation.items()]
+        symbol = "σ" if args.mechanism == "gaussian" else "b"
+        caption = (f"Equal noise multiplier z = {symbol}/C = {num(noise / clip)} (the same "
+                   f"noise {symbol} = {num(noise)} on a sum clipped to C = {num(clip)}), "
+                   f"clipped-gradient sum: sensitivity {', '.join(parts)}.")
     fig = plot_composition(
-        curves, delta=args.delta,
-        title=f"Composition: {args.mechanism}, n={args.n}, m={args.m}"
+        curves, delta=args.delta, caption=caption,
+        title=f"Composition: {mech_text}, n={args.n}, m={args.m}"
               + (f", b={b}" if any(s.startswith("must") for s in args.schemes) else ""))
     save_figure(fig, args.out)
     if args.json:
-        emit_json({"out": args.out, "delta": args.delta, "curves": curves})
+        emit_json({"out": args.out, "delta": args.delta, "clip_norm": clip,
+                   "noise_multiplier": None if noise is None else noise / clip,
+                   "curves": curves})
     else:
         print(f"wrote {args.out}")
     return 0

@@ -206,9 +206,9 @@ def _privacy_lines(r: dict, what: str) -> list[str]:
 
 
 def _noise_line(r: dict) -> str:
-    return (f"noise: sigma = {num(r['sigma'])} on the clipped-gradient sum (per-copy "
+    return (f"noise: sigma = {num_up(r['sigma'])} on the clipped-gradient sum (per-copy "
             f"sensitivity {num(r['per_copy_sensitivity'])}), "
-            f"{num(r['sigma_averaged_gradient'])} on the averaged gradient")
+            f"{num_up(r['sigma_averaged_gradient'])} on the averaged gradient")
 
 
 def _say(lines) -> None:
@@ -234,9 +234,9 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
              f"of {p['repeats']} datasets of n = {p['n']} N(0, 1) values clipped to "
              f"[{num(p['bounds'][0])}, {num(p['bounds'][1])}]",
              *_privacy_lines(r, "replicates of one dataset"),
-             f"noise: sigma = {num(r['sigma'])} on a replicate's mean, "
-             f"{num(r['sigma_second_moment'])} on its second moment (noise multiplier "
-             f"{num(r['noise_multiplier'])})", ""]
+             f"noise: sigma = {num_up(r['sigma'])} on a replicate's mean, "
+             f"{num_up(r['sigma_second_moment'])} on its second moment (noise multiplier "
+             f"{num_up(r['noise_multiplier'])})", ""]
     rows = []
     for label, est, truth, cov in (
             ("mu (DP)", r["mean"], 0.0, r["coverage_mean"]),

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+# numbers in text output: the directed rounding of privamp.display (re-exported here)
+from .display import num, num_down, num_up  # noqa: F401
 from .mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
 from .profiles import GroupPrivacy, PrivacyProfile
 from .relations import NeighbouringRelation
@@ -223,48 +225,6 @@ def jsonable(x: Any) -> Any:
 
 def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
-
-
-def num(x: float) -> str:
-    if x == 0:
-        return "0"
-    if not math.isfinite(x):
-        return "inf" if x > 0 else "-inf"
-    return f"{x:.6g}"
-
-
-def _num_directed(x: float, rounding: str) -> str:
-    text = num(x)
-    if x == 0 or not math.isfinite(x):
-        return text
-    value = float(text)
-    if (value >= x) if rounding == "up" else (value <= x):
-        return text
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-
-    d = Decimal(x)
-    step = Decimal(1).scaleb(d.adjusted() - 5)  # the sixth significant digit
-    q = d.quantize(step, rounding=ROUND_CEILING if rounding == "up" else ROUND_FLOOR)
-    # q ≥ x (or ≤ x) exactly; rounding q to the nearest double keeps that, x being a double
-    return f"{float(q):.6g}"
-
-
-def num_up(x: float) -> str:
-    """``x`` to six significant digits, rounded up: for upper bounds (ε, δ) shown as text.
-
-    >>> num_up(25.57333778), num(25.57333778)
-    ('25.5734', '25.5733')
-    """
-    return _num_directed(x, "up")
-
-
-def num_down(x: float) -> str:
-    """``x`` to six significant digits, rounded down: for the lower ends of brackets.
-
-    >>> num_down(1.8273698303), num_down(-0.1234567), num_up(99999.95)
-    ('1.82736', '-0.123457', '100000')
-    """
-    return _num_directed(x, "down")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

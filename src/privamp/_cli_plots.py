@@ -137,7 +137,7 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
                    "schemes": rows})
         return 0
     print(table(["scheme", "eta", "strong", "weak-I", "weak-II", "dilution"],
-                [[r["scheme"], num(r["eta"])] + [f"{100 * r[k]:.0f}%" for k in
+                [[r["scheme"], num_up(r["eta"])] + [f"{100 * r[k]:.0f}%" for k in
                                                  ("strong", "weak-I", "weak-II", "dilution")]
                  for r in rows]))
     print(f"wrote {args.out}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import CliError, emit_json, num, num_up, register_option_names, table
+from ._cli_common import CliError, emit_json, num, num_down, num_up, register_option_names, table
 from ._validation import check_int, check_real
 from .errors import InvalidParameterError
 
@@ -102,11 +102,11 @@ def _cmd_mixing(args: argparse.Namespace) -> int:
         return 0
     _say(f"Markov kernel {args.kernel} ({kernel.n_inputs} inputs x {kernel.n_outputs} "
          "outputs): uniform mixing coefficients (Definition 1, rounded up)")
-    rows = [["dobrushin", num(result["dobrushin"]), "max TV between rows"],
-            ["eps_dobrushin", num(result["eps_dobrushin"]),
+    rows = [["dobrushin", num_up(result["dobrushin"]), "max TV between rows"],
+            ["eps_dobrushin", num_up(result["eps_dobrushin"]),
              f"max hockey-stick at eps~ = {num(et)}"],
-            ["doeblin", num(result["doeblin"]), "1 - sum of column minima"],
-            ["ultra_mixing", num(result["ultra_mixing"]),
+            ["doeblin", num_up(result["doeblin"]), "1 - sum of column minima"],
+            ["ultra_mixing", num_up(result["ultra_mixing"]),
              "1 - min column min/max" if kernel.absolutely_continuous
              else "rows have different supports: Definition 1(4) fails"]]
     _say(table(["condition", "gamma", "definition"], rows))
@@ -238,9 +238,9 @@ def _cmd_ou(args: argparse.Namespace) -> int:
          f"t={num(mech.t)}{src}")
     _say(f"release e^(-theta t) f(D) + N(0, {num(mech.noise_sigma)}^2 I), "
          f"mean factor {num(mech.mean_factor)}")
-    _say(f"intrinsic sensitivity Lambda(t) = {num(mech.intrinsic_sensitivity)} "
+    _say(f"intrinsic sensitivity Lambda(t) = {num_up(mech.intrinsic_sensitivity)} "
          f"(Corollary 7, sensitivity {num(mech.sensitivity)}); equivalent Gaussian sigma~ = "
-         f"{num(mech.equivalent_sigma)}")
+         f"{num_down(mech.equivalent_sigma)}")
     _say(f"(eps, delta): eps = {num_up(eps_exact)} at delta = {num(delta)} (exact Gaussian "
          f"profile; via RDP: {num_up(eps_rdp)})")
     _say(table(["order", "RDP epsilon"],

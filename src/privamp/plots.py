@@ -77,26 +77,47 @@ def plot_profiles(
     return fig
 
 
-def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: str = ""):
+def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: str = "",
+                     caption: str = "", yscale: str = "auto"):
     """ε against the number of steps: ``curves`` are dicts with ``label``, ``steps``,
     ``epsilon`` (certified upper ends) and optionally ``epsilon_lower`` and ``accountant``
-    (``"rdp"`` curves are dashed). Returns the figure."""
+    (``"rdp"`` curves are dashed). ``caption`` (what is compared, under which relation and
+    sensitivity) is written under the axes; ``yscale`` is ``"linear"``, ``"log"`` or ``"auto"``
+    (log when the certified ε span a factor 20 or more). Returns the figure."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    width = 9.5  # the legend goes right of the axes: the curves span the whole height
+    if caption:
+        caption = wrap_note(caption, width)
+    lines = caption.count("\n") + 1 if caption else 0
+    fig, ax = plt.subplots(figsize=(width, 4.5 + 0.2 * lines), layout="constrained")
+    tops = []
     for c in curves:
         style = "--" if c.get("accountant") == "rdp" else "-"
         line, = ax.plot(c["steps"], c["epsilon"], style, marker="o", ms=3, label=c["label"])
+        tops += [float(v) for v in c["epsilon"] if v is not None]
         lower = c.get("epsilon_lower")
         if lower is not None and all(v is not None for v in lower):
             ax.fill_between(c["steps"], lower, c["epsilon"], color=line.get_color(), alpha=0.25)
     ax.set_xscale("log")
+    positive = [v for v in tops if v > 0 and np.isfinite(v)]
+    if yscale == "log" or (yscale == "auto" and positive
+                           and max(positive) >= 20 * min(positive)):
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+        ax.set_yscale("log")  # ticks at 1, 2, 5 × 10^k, written plainly (0.5, 2, 20)
+        ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("steps")
     ax.set_ylabel(f"certified ε at δ = {delta:g}")
     if title:
         ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if caption:
+        fig.text(0.01, 0.005, caption, ha="left", va="bottom", fontsize="small", color="0.25")
+        bottom = (0.2 * lines + 0.08) / fig.get_figheight()
+        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
     return fig
 
 

@@ -159,12 +159,24 @@ class PrivacyStatement:
         return out
 
     def __str__(self) -> str:
-        lower = "" if self.epsilon_lower is None else f" (bracket [{self.epsilon_lower:.6g}, " \
-                                                      f"{self.epsilon:.6g}])"
-        return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{lower} under {self.relation.value}"
-                f" for {self.steps} steps on {self.scheme!r}: Gaussian noise sigma = "
-                f"{self.sigma:.6g} on a statistic of per-copy sensitivity {self.sensitivity:.6g}"
-                f" ({self.base_relation.value})")
+        """The statement as text, rounded to the safe side (:mod:`privamp.display`): ε up, the
+        bracket outward, σ up.
+
+        >>> from privamp.sampling import Poisson
+        >>> print(account(GaussianMechanism(1.0), scheme=Poisson(0.01), steps=1000, delta=1e-5))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        (1.82825, 1e-05)-DP (bracket [1.82736, 1.82825]) under add-remove for 1000 steps on
+        Poisson(rate=0.01): Gaussian noise sigma = 1 on a statistic of per-copy sensitivity 1
+        (add-remove)
+        """
+        from ..display import bracket, calibrated, upper
+
+        lower = ("" if self.epsilon_lower is None
+                 else f" (bracket {bracket(self.epsilon_lower, self.epsilon)})")
+        return (f"({upper(self.epsilon)}, {upper(self.delta, 3)})-DP{lower} under "
+                f"{self.relation.value} for {self.steps} steps on {self.scheme!r}: Gaussian "
+                f"noise sigma = {calibrated(self.sigma, 'sigma')} on a statistic of per-copy "
+                f"sensitivity {upper(self.sensitivity)} ({self.base_relation.value})")
 
 
 def _steps_delta(steps, delta):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .. import _special
+from .. import _special, display
 from ..amplification.subsampling import amplify, amplify_eps
 from ..amplification.tightness import membership_lower_bound, tightness_report
 from ..mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
@@ -68,22 +68,26 @@ def figure1a(ctx: Context) -> Result:
         curves.append(Curve(name, eps, np.asarray(prof.delta(eps))))
         checks.append(Check(f"{name}: δ(0) = {delta0}",
                             abs(float(prof.delta(0.0)) - delta0) < 1e-9,
-                            f"δ(0) = {float(prof.delta(0.0)):.12f}"))
+                            f"δ(0) = {display.upper(prof.delta(0.0), 12)}"))
     rr, lap, gau = (m.profile() for m in mechs.values())
     checks += [
         Check("randomized response reaches 0 at ε = log(p/(1 − p)) = log 3",
-              abs(rr.pure_epsilon - np.log(3.0)) < 1e-9, f"pure ε = {rr.pure_epsilon:.6f}"),
+              abs(rr.pure_epsilon - np.log(3.0)) < 1e-9,
+              f"pure ε = {display.upper(rr.pure_epsilon, 7)}"),
         Check("Laplace reaches 0 at ε = θ_L = 2 log 2",
-              abs(lap.pure_epsilon - 2 * np.log(2.0)) < 1e-9, f"pure ε = {lap.pure_epsilon:.6f}"),
+              abs(lap.pure_epsilon - 2 * np.log(2.0)) < 1e-9,
+              f"pure ε = {display.upper(lap.pure_epsilon, 7)}"),
         Check("the Gaussian profile stays positive", bool(np.all(gau.delta(eps) > 0)),
-              f"δ(4) = {float(gau.delta(4.0)):.3g}"),
+              f"δ(4) = {display.upper(gau.delta(4.0), 3)}"),
     ]
     params = {"δ(0)": delta0, "RR p": mechs["randomized response"].p,
               "Laplace θ": 1.0 / mechs["Laplace"].scale,
               "Gaussian θ": 1.0 / mechs["Gaussian"].sigma}
     note = (f"Calibrated to δ(0) = {delta0} (chosen; the paper gives no values, erratum "
-            f"BBG-E17): RR p = {params['RR p']:.3f}, Laplace θ = Δ/b = "
-            f"{params['Laplace θ']:.4f}, Gaussian θ = Δ/σ = {params['Gaussian θ']:.4f}.")
+            f"BBG-E17): RR p = {display.calibrated(params['RR p'], 'p', 3, notation='f')}, "
+            f"Laplace θ = Δ/b = {display.lower(params['Laplace θ'], 4, notation='f')}, "
+            f"Gaussian θ = Δ/σ = {display.lower(params['Gaussian θ'], 4, notation='f')} "
+            "(rounded to the private side).")
     panels = [Panel("δ(ε), linear scale", "ε", "δ(ε)", curves, ylim=(0, 0.55)),
               Panel("δ(ε), log scale", "ε", "δ(ε)", curves, yscale="log",
                     vlines=[(float(np.log(3.0)), ""), (2 * float(np.log(2.0)), "")],
@@ -136,7 +140,7 @@ def _wor_wr_figure(ctx: Context, kind: str, art: str, letter: str) -> Result:
     eps_wor = amplify_eps(EPS, wor.eta)
     checks.append(Check("with the same sizes WR amplifies ε more (η_WR < η_WOR = m/n)",
                         bool(np.all(eps_wr[1:] < eps_wor[1:])),
-                        f"η_WR = {wr.eta:.6f}, η_WOR = {wor.eta:g}"))
+                        f"η_WR = {display.upper(wr.eta)}, η_WOR = {display.upper(wor.eta)}"))
     files = write_panels(
         ctx, art, [panel], panel_size=(8.0, 5.4),
         suptitle=f"BBG 2018, Figure 1({letter}): subsampled {label} mechanism, WOR vs WR",
@@ -188,7 +192,7 @@ def figure1d(ctx: Context) -> Result:
         beyond = pts["delta_amplified"][EPS >= theta]
         checks.append(Check(f"m = {m}: copies of the record only add to δ' (Thm 10 ≥ η·δ)",
                             above, f"after ε = θ, where δ = 0, δ' still reaches "
-                                   f"{beyond.max():.3g}"))
+                                   f"{display.upper(beyond.max(), 3)}"))
     panel = Panel("Laplace (θ = 1) after WR(n = 1000, m)", "amplified ε'", "δ'(ε')", curves,
                   yscale="log", ylim=(1e-10, 1.0), legend="outside")
     files = write_panels(
@@ -287,13 +291,13 @@ def table1(ctx: Context) -> Result:
             st = "agrees" if abs(ours - f_delta) <= 1e-9 * f_delta else "disagrees"
             cells.append(Cell(f"{name} ({thm})", f"ε = {eps:g}", "δ'(ε')", f"{f_delta:.12g}",
                               ours, st))
-            texts.append(f"{ours:.6g}")
+            texts.append(display.upper(ours))
             statuses.append(st)
             csv_rows.append([name, thm, rel_y, rel_x, eps, float(amplify_eps(eps, prof.eta)),
                              f_eta, float(prof.eta), f_delta, ours])
         st = "agrees" if abs(prof.eta - f_eta) <= 1e-12 else "disagrees"
         cells.append(Cell(f"{name} ({thm})", "η", "η", f"{f_eta:.12g}", float(prof.eta), st))
-        texts.insert(2, f"{prof.eta:.6g}")
+        texts.insert(2, display.upper(prof.eta))
         statuses.insert(2, st)
         png_rows.append((f"{name} ({thm})", texts, statuses))
     # Theorem 13: the randomized membership mechanism attains the bounds of Thms 8, 9, 10
@@ -306,7 +310,8 @@ def table1(ctx: Context) -> Result:
         lower = float(membership_lower_bound(scheme, 0.8).delta(amplify_eps(0.5, scheme.eta)))
         checks.append(Check(f"Theorem 13: M_v,p attains the {name} bound (p = 0.8, ε = 0.5)",
                             abs(upper - lower) <= 1e-9 * upper,
-                            f"bound {upper:.12g}, Lemma 12 profile η ψ_p = {lower:.12g}"))
+                            f"bound {display.upper(upper, 12)}, Lemma 12 profile η ψ_p = "
+                            f"{display.lower(lower, 12)}"))
     files = [
         write_table(ctx, art, ["row", "theorem", "relation_base", "relation_data", "eps",
                                "eps_amplified", "eta_formula", "eta_privamp", "delta_formula",

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import display
 from ..plots import Curve, Panel
 from ._output import write_panels, write_table, write_table_png
 from ._registry import Check, Context, Result, register
@@ -156,7 +157,8 @@ def iteration(ctx: Context) -> Result:
         curves.append(Curve(f"L = {lip:g}, optimum of eq. (2)", rs, tight, group=group))
         checks.append(Check(f"L = {lip:g}: the optimum of eq. (2) is never above eq. (3)",
                             bool(np.all(tight <= paper * (1 + 1e-12))),
-                            f"at r = {rs[-1]}: {tight[-1]:.3g} vs {paper[-1]:.3g}"))
+                            f"at r = {rs[-1]}: {display.upper(tight[-1], 3)} vs "
+                            f"{display.upper(paper[-1], 3)}"))
         if lip == 1.0:
             checks.append(Check("L = 1: the rate is O(1/r) (Feldman et al.): slope × r = "
                                 "Δ²/(2σ²)", bool(np.allclose(paper * rs, 0.5, rtol=1e-9))))
@@ -319,21 +321,22 @@ def figure2(ctx: Context) -> Result:
             ldp = cond.local_dp()
             if isinstance(ldp, Blanket):
                 ldp = Blanket(ldp.gamma, k.doeblin_minorant)
-                text = f"blanket, γ = {ldp.gamma:.4g}"
-            else:
-                text = f"({ldp.eps:.4g}, {ldp.delta:.4g})-LDP"
+                text = f"blanket, γ = {display.upper(ldp.gamma, 4)}"
+            else:  # a guarantee: ε and δ rounded up, like every γ here (larger is weaker)
+                text = f"({display.upper(ldp.eps, 4)}, {display.upper(ldp.delta, 4)})-LDP"
             ok = k.satisfies(cond) and k.satisfies(ldp)
             # the equivalence is sharp: with a slightly smaller γ both fail together
             smaller = max(cond.gamma - 1e-6, 0.0)
             tighter = type(cond)(smaller, *([cond.eps] if key == "eps_dobrushin" else []))
             sharp = k.satisfies(tighter) == k.satisfies(tighter.local_dp()) \
                 if not isinstance(tighter.local_dp(), Blanket) else True
-            png_rows.append((_CONDITION_LABELS[key], [f"{cond.gamma:.4g}", paper[key], text,
+            png_rows.append((_CONDITION_LABELS[key], [display.upper(cond.gamma, 4), paper[key],
+                                                      text,
                                                       "yes" if ok and sharp else "NO"],
                              [None, None, None, "agrees" if ok and sharp else "disagrees"]))
             csv_rows.append([name, key, cond.gamma, paper[key], text, ok, sharp])
             checks.append(Check(f"{name}: {_CONDITION_LABELS[key]} ⇔ {paper[key]}",
-                                ok and sharp, f"γ = {cond.gamma:.6g}; {text}"))
+                                ok and sharp, f"γ = {display.upper(cond.gamma)}; {text}"))
     files = [
         write_table(ctx, art, ["kernel", "condition", "gamma", "paper_local_dp", "privamp",
                                "both_hold", "both_fail_with_smaller_gamma"], csv_rows),

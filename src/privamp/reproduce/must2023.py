@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import display
 from ..amplification.subsampling import amplify, amplify_eps, deamplify_eps
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plots import Curve, Panel, aligned_panel
@@ -78,12 +79,13 @@ _MECH_LABEL = {"laplace": "Laplace", "gaussian": "Gaussian"}
 
 
 def _printed_delta(value: float) -> str:
-    """δ as the paper prints it: three decimals down to 0.001, three significant digits below."""
+    """δ as the paper prints it — three decimals down to 0.001, three significant digits below —
+    but rounded up (a bound; :mod:`privamp.display`)."""
     if value == 0.0:
         return "0"
     if value >= 0.001:
-        return f"{value:.3f}"
-    mantissa, exponent = f"{value:.2e}".split("e")
+        return display.upper(value, 3, notation="f")
+    mantissa, exponent = display.upper(value, 3, notation="e").split("e")
     return f"{mantissa}e{int(exponent)}"
 
 
@@ -141,7 +143,8 @@ def table3(ctx: Context) -> Result:
                 cells.append(Cell(f"{block}: {name}", col, qd, d_text, float(d_vals[j]), sd, nd))
                 csv_rows.append([block, name, pv.MUST_TABLE3_EPS[j], float(e_vals[j]),
                                  float(d_vals[j])])
-                texts.append(f"{e_vals[j]:.3f}, {_printed_delta(float(d_vals[j]))}")
+                texts.append(f"{display.upper(e_vals[j], 3, notation='f')}, "
+                             f"{_printed_delta(float(d_vals[j]))}")
                 statuses.append(_worst(se, sd))
             png_rows.append((name, texts, statuses))
     files = [
@@ -546,7 +549,7 @@ def table2(ctx: Context) -> Result:
             st = _compare_formula(eta_o, eta_f)
             cells.append(Cell(f"n={n}, b={b}, m={m}: {name}", "η", "η", f"{eta_f:.12g}",
                               eta_o, st))
-            texts.append(f"{eta_o:.6g}")
+            texts.append(display.upper(eta_o))
             statuses.append(st)
             for kind in ("laplace", "gaussian"):
                 d_f = per_kind[kind][0][name][1]
@@ -554,10 +557,10 @@ def table2(ctx: Context) -> Result:
                 st = _compare_formula(d_o, d_f)
                 cells.append(Cell(f"n={n}, b={b}, m={m}: {name}", f"δ', {_MECH_LABEL[kind]}",
                                   "δ'(ε')", f"{d_f:.12g}", d_o, st))
-                texts.append(f"{d_o:.6g}")
+                texts.append(display.upper(d_o))
                 statuses.append(st)
             eps_p = float(amplify_eps(eps, eta_o))
-            texts.append(f"{eps_p:.6g}")
+            texts.append(display.upper(eps_p))
             statuses.append(None)
             png_rows.append((name, texts, statuses))
             csv_rows.append([n, b, m, name, eta_f, eta_o, eps_p,
@@ -904,8 +907,12 @@ def table4(ctx: Context) -> Result:
         row_cells = _rows_cells("Table 4", label, dict(zip(values, printed, strict=True)),
                                 values)
         cells += row_cells
-        png_rows.append((label, [f"{mu['eps']:.4f}", f"{mu['sigma']:.4f}", f"{var['sigma']:.4f}",
-                                 f"{mu['delta_prime']:.3g}", f"{mu['delta_prime_exact']:.3g}"],
+        # the base ε budget rounded down, the σ (a calibration) up, δ' (bounds) up
+        png_rows.append((label, [display.lower(mu["eps"], 4, notation="f"),
+                                 display.calibrated(mu["sigma"], "sigma", 4, notation="f"),
+                                 display.calibrated(var["sigma"], "sigma", 4, notation="f"),
+                                 display.upper(mu["delta_prime"], 3),
+                                 display.upper(mu["delta_prime_exact"], 3)],
                          [None] + [c.status for c in row_cells] + [None]))
         csv_rows.append([label, mu["eta"], mu["eps"], mu["sigma"], var["sigma"],
                          mu["delta_prime"], mu["delta_prime_exact"], mu["eq9_valid"],
@@ -959,7 +966,8 @@ def table6(ctx: Context) -> Result:
             row_cells = _rows_cells(f"ε' = {eps_prime:g}", name,
                                     dict(zip(values, printed, strict=True)), values)
             cells += row_cells
-            texts += [f"{row['sigma']:.4f}", f"{row['delta_prime']:.4g}"]
+            texts += [display.calibrated(row["sigma"], "sigma", 4, notation="f"),
+                      display.upper(row["delta_prime"], 4)]
             statuses += [c.status for c in row_cells]
             csv_rows.append([name, eps_prime, row["eta"], row["eps"], row["sigma"],
                              row["delta_prime"], row["delta_prime_exact"],
@@ -1017,7 +1025,8 @@ def table8(ctx: Context) -> Result:
         row_cells = _rows_cells("Table 8", name, printed, values,
                                 errata={"δ_c,L": "MUST-18", "δ_c,U": "MUST-18"})
         cells += row_cells
-        png_rows.append((name, [f"{sigma_m:.4f}", f"{fa.lower:.3g}", f"{fa.upper:.3g}",
+        png_rows.append((name, [display.calibrated(sigma_m, "sigma", 4, notation="f"),
+                                display.lower(fa.lower, 3), display.upper(fa.upper, 3),
                                 "yes" if proven else "no (not proven)"],
                          [c.status for c in row_cells] + [None]))
         csv_rows.append([name, eta, eps, sigma_m, z, r, fa.lower, fa.upper, proven])
@@ -1245,15 +1254,17 @@ def figure_s2(ctx: Context) -> Result:
     lo, hi = brackets["MUST.OW"]
     checks.append(Check("The accountant runs for MUST.WW too (the paper: 'numerical errors')",
                         bool(np.all(np.isfinite(brackets["MUST.WW"][1]))),
-                        f"MUST.WW bracket at k = {ks[-1]}: [{brackets['MUST.WW'][0][-1]:.3g}, "
-                        f"{brackets['MUST.WW'][1][-1]:.3g}]"))
+                        f"MUST.WW bracket at k = {ks[-1]}: "
+                        + display.bracket(brackets["MUST.WW"][0][-1], brackets["MUST.WW"][1][-1],
+                                          3)))
     checks.append(Check("lower ≤ upper and both grow with k",
                         bool(np.all(lo <= hi) and np.all(np.diff(lo) > 0)
                              and np.all(np.diff(hi) > 0))))
     checks.append(Check("privamp's certified bound is above the mixture pair's upper bound "
                         "(the mixture pair is not proven to dominate MUST)",
                         bool(np.all(c_hi >= hi[np.isin(ks, cert_ks)])),
-                        f"at k = {ks[-1]}: {c_hi[-1]:.3g} vs {hi[-1]:.3g}"))
+                        f"at k = {ks[-1]}: {display.upper(c_hi[-1], 3)} vs "
+                        f"{display.upper(hi[-1], 3)}"))
     panel = Panel("δ(ε = 1) after k compositions", "number of compositions k",
                   "δ(ε = 1)", curves, yscale="log", legend="lower right")
     files = write_panels(

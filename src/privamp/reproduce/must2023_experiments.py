@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import display
 from ..amplification.subsampling import deamplify_eps
 from ..applications.experiments import (
     bootstrap_experiment,
@@ -144,7 +145,12 @@ def _eps_text(run: dict[str, Any]) -> str:
     accounted: the paper's-σ runs in quick mode)."""
     if not run.get("accounted", True):
         return "—"
-    return "no bound" if run["epsilon"] is None else f"{run['epsilon']:.3g}"
+    return "no bound" if run["epsilon"] is None else display.upper(run["epsilon"], 3)
+
+
+def _sigma_text(run: dict[str, Any]) -> str:
+    """A run's σ on the averaged gradient for a table cell, rounded up (more noise)."""
+    return display.calibrated(run["sigma_averaged_gradient"], "sigma", 3, notation="f")
 
 
 def _eps_csv(run: dict[str, Any]) -> Any:
@@ -379,8 +385,8 @@ def table5(ctx: Context) -> Result:
         f"{min(sd_ratio):.1f}–{max(sd_ratio):.1f} times the paper's-σ value.",
         "Per statistic ε' = 0.1 is not the privacy of the procedure: one data set's 500 "
         "replicates × 2 statistics, accounted by privamp, give ε at δ = 1/n from "
-        f"{min(eps_run.values()):.2g} ({min(eps_run, key=eps_run.get)}) to "
-        f"{max(eps_run.values()):.3g} ({max(eps_run, key=eps_run.get)}) "
+        f"{display.upper(min(eps_run.values()), 2)} ({min(eps_run, key=eps_run.get)}) to "
+        f"{display.upper(max(eps_run.values()), 3)} ({max(eps_run, key=eps_run.get)}) "
         "(must-table5.csv: epsilon_whole_procedure).",
     ]
     if ctx.quick:
@@ -484,9 +490,8 @@ def table6_rmse(ctx: Context) -> Result:
             status = compare(name, f"ε' = {eps_prime:g}", p["rmse"], p["rmse_sd"], printed)
             png_rows.append((name, [f"{printed[0]} ({printed[1]})",
                                     _ms(p["rmse"], p["rmse_sd"]), _ms(v["rmse"], v["rmse_sd"]),
-                                    f"{p['sigma_averaged_gradient']:.3f} → "
-                                    f"{v['sigma_averaged_gradient']:.3f}",
-                                    f"{_eps_text(p)} → {v['epsilon']:.3g}"],
+                                    f"{_sigma_text(p)} → {_sigma_text(v)}",
+                                    f"{_eps_text(p)} → {display.upper(v['epsilon'], 3)}"],
                              [None, status, None, None, None]))
             for noise, r in (("paper", p), ("valid", v)):
                 csv_rows.append([name, eps_prime, NOISE_LABEL[noise], repeats, r["rmse"],
@@ -518,8 +523,9 @@ def table6_rmse(ctx: Context) -> Result:
                     "accounted (the full mode gives it).")
     else:
         eps = [math.inf if r["epsilon"] is None else r["epsilon"] for r in paper_runs]
-        eps_note = (f"With the paper's noise the 200 iterations are ({min(eps):.2g} … "
-                    f"{max(eps):.3g}, 1/n)-DP by privamp's accountant, against ε' = 0.01 or "
+        eps_note = (f"With the paper's noise the 200 iterations are "
+                    f"({display.upper(min(eps), 2)} … {display.upper(max(eps), 3)}, 1/n)-DP "
+                    "by privamp's accountant, against ε' = 0.01 or "
                     "0.001 per iteration.")
     files = [
         write_table(ctx, art, ["scheme", "eps_prime", "noise", "data_sets", "rmse_mean",
@@ -890,14 +896,17 @@ def table8_metrics(ctx: Context) -> Result:
     if ctx.quick:
         eps_note = ("Quick mode: the privacy of the runs with the paper's σ·m is not accounted; "
                     f"with σ valid for ε' = {LOG_EPS} per iteration the 1000 iterations are "
-                    f"({min(eps_valid):.2g} … {max(eps_valid):.2g}, 1/n)-DP.")
+                    f"({display.upper(min(eps_valid), 2)} … "
+                    f"{display.upper(max(eps_valid), 2)}, 1/n)-DP.")
     else:
-        eps_note = (f"With the paper's σ·m the 1000 iterations are ({min(certified):.3g} … "
-                    f"{max(certified):.3g}, 1/n)-DP by privamp's accountant"
+        eps_note = (f"With the paper's σ·m the 1000 iterations are "
+                    f"({display.upper(min(certified), 3)} … "
+                    f"{display.upper(max(certified), 3)}, 1/n)-DP by privamp's accountant"
                     + (f" ({', '.join(uncertified)}: no finite ε can be certified, one step's "
                        "privacy loss overflows e^700)" if uncertified else "")
                     + f"; with σ valid for ε' = {LOG_EPS} per iteration, "
-                    f"{min(eps_valid):.2g} … {max(eps_valid):.2g}.")
+                    f"{display.upper(min(eps_valid), 2)} … "
+                    f"{display.upper(max(eps_valid), 2)}.")
     return Result(
         shows="Test-set prediction metrics of logistic regression on the Adult data trained by "
               "DP-SGD with each scheme: privamp's honest run (label excluded, σ valid for the "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import display
 from ._registry import ARTIFACTS, PAPERS, STATUSES
 from .paper_values import ERRATA
 
@@ -73,6 +74,28 @@ def _fmt_param(value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+#: Compared quantities that are privacy bounds (ε, δ, η): shown rounded up in the report.
+_BOUNDS = frozenset({"ε", "δ", "ε'", "δ'", "δ'(ε')", "η", "δ_c,U"})
+
+
+def _ours_text(quantity: str, ours) -> str:
+    """Our value in the report (:mod:`privamp.display`): a bound rounded up, a lower bound down,
+    a calibrated σ up, anything else (RMSE, a threshold) to nearest; a string as it is.
+
+    >>> _ours_text("δ'(ε')", 0.10517843), _ours_text("δ_c,L", 0.10517843), _ours_text("x", 0.5)
+    ('0.105179', '0.105178', '0.5')
+    """
+    if not isinstance(ours, float):
+        return ours
+    if quantity in _BOUNDS:
+        return display.upper(ours)
+    if quantity == "δ_c,L":
+        return display.lower(ours)
+    if quantity.startswith("σ"):
+        return display.calibrated(ours, "sigma")
+    return display.nearest(ours)
 
 
 def load_manifests(folder: Path) -> list[dict]:
@@ -198,7 +221,7 @@ def _section(r: dict) -> list[str]:
                 "|---|---|---|---|---|---|---|"]
         for d in shown:
             ours = d["ours"]
-            ours = f"{ours:.6g}" if isinstance(ours, float) else ours
+            ours = _ours_text(d["quantity"], ours)
             out.append(f"| {_md_escape(d['row'])} | {_md_escape(d['column'])} | "
                        f"{_md_escape(d['quantity'])} | {d['paper']} | {ours} | {d['status']} | "
                        f"{_md_escape(d['note'])} |")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import display
 from .._validation import check_real
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 from ..plots import Curve, Panel
@@ -202,12 +203,13 @@ def figure_composition(ctx: Context) -> Result:
         checks.append(Check(f"{title[4:].strip()}: RDP beats (ε, δ) advanced composition for "
                             "k ≥ 100 ('stronger composition than advanced composition')",
                             bool(np.all(rdp[big] < ed[big])),
-                            f"at k = {ks[-1]:,}: RDP {rdp[-1]:.3g}, (ε, δ) {ed[-1]:.3g}"))
+                            f"at k = {ks[-1]:,}: RDP {display.upper(rdp[-1], 3)}, (ε, δ) "
+                            f"{display.upper(ed[-1], 3)}"))
         checks.append(Check(f"{title[4:].strip()}: the certified PLD accountant is tighter "
                             "than RDP (equal, within its 0.1% accuracy, where both give the "
                             "pure-DP value)", bool(np.all(pld <= rdp * (1 + 1e-3))
                                                    and np.all(pld[big] < rdp[big])),
-                            f"at k = {ks[-1]:,}: PLD {pld[-1]:.3g}"))
+                            f"at k = {ks[-1]:,}: PLD {display.upper(pld[-1], 3)}"))
     files = write_panels(
         ctx, art, panels, ncols=2, panel_size=(6.2, 4.6),
         suptitle="Wang's slides (W-13): overall (ε, δ) over k compositions",
