@@ -42,6 +42,7 @@ import numpy as np
 from numpy import fft  # the same pocketfft as scipy.fft, without SciPy's ~0.25 s import
 
 from .._numerics import ULP, bisect_threshold
+from .._validation import check_real
 from ..errors import InvalidParameterError, NumericalError
 from .curves import PairCurve
 from .discretize import lower_masses, upper_masses
@@ -140,23 +141,39 @@ class StepPLD:
         return mean, var
 
 
-def _window(steps: Sequence[tuple[StepPLD, int]], tol: float) -> tuple[float, float, float,
-                                                                        float]:
-    """[A, B] with Chernoff-bounded tails ≤ tol; returns (A, B, tail_below, tail_above)."""
+def _window(steps: Sequence[tuple[StepPLD, int]], log_tol: float) -> tuple[float, float, float,
+                                                                            float]:
+    """[A, B] with Chernoff-bounded tails ≤ e^{log_tol}; returns (A, B, log_tail_below,
+    log_tail_above). The tail bounds stay logarithms: they are multiplied by untilting factors
+    up to e^700 later, so an underflow to 0 here would lose a non-negligible error term."""
     lam = _LAMBDAS
     up = np.zeros(lam.size)
     down = np.zeros(lam.size)
     for step, count in steps:
         up += count * step.log_mgf(lam)
         down += count * step.log_mgf(-lam)
-    log_tol = math.log(tol)
     with np.errstate(invalid="ignore"):
         b_cand = (up - log_tol) / lam
         a_cand = (log_tol - down) / lam
     b = float(np.nanmin(b_cand))
     a = float(np.nanmax(a_cand))
-    tail_above = float(np.exp(np.nanmin(up - lam * b)))
-    tail_below = float(np.exp(np.nanmin(down + lam * a)))
+    # the computed logarithms are rounded: a few ulp up keeps them upper bounds
+    tail_above = float(np.nanmin(up - lam * b)) + 1e-12
+    tail_below = float(np.nanmin(down + lam * a)) + 1e-12
+    # the finite part of the composition lives on [Σ c·(lowest loss), Σ c·(highest loss)]: no
+    # mass beyond it (steps of tiny losses, e.g. Poisson rates of 1e-9, would otherwise get a
+    # window set by the largest λ of the grid, millions of points wide)
+    lo = hi = 0.0
+    for step, count in steps:
+        live = np.flatnonzero(step.masses != 0)
+        if live.size == 0:
+            continue
+        lo += count * float(step.losses[live[0]])
+        hi += count * float(step.losses[live[-1]])
+    if hi <= b:
+        b, tail_above = hi, -math.inf
+    if lo >= a:
+        a, tail_below = lo, -math.inf
     return a, b, tail_below, tail_above
 
 
@@ -188,8 +205,9 @@ class ComposedPLD:
     p_inf: float
     kind: str
     steps: int
-    tail_below: float
-    tail_above: float
+    #: logarithms of the Chernoff bounds on the mass below / above the window
+    log_tail_below: float
+    log_tail_above: float
     spectral_coeff: float
     fft_size: int
     loss_shift: float
@@ -200,6 +218,14 @@ class ComposedPLD:
     @property
     def losses(self) -> np.ndarray:
         return (self.i_start + np.arange(self.masses.size)) * self.h
+
+    @property
+    def tail_below(self) -> float:
+        return math.exp(self.log_tail_below)
+
+    @property
+    def tail_above(self) -> float:
+        return math.exp(self.log_tail_above)
 
     # ---- the δ functional, vectorised over the grid --------------------------------------
 
@@ -277,11 +303,14 @@ class ComposedPLD:
                 err = err + g_sum * self.spectral_coeff
         body = np.maximum(body, 0.0)
         # mass beyond the window (missing, or aliased into it) weighs at most the untilting
-        # factor at ε, e^{log_scale − λ ε}, in the δ functional
-        with np.errstate(over="ignore"):
-            scale = (np.exp(np.minimum(self.log_scale - self.tilt * np.asarray(eps), 700.0))
-                     if self.tilt > 0 else 1.0)
-        tails = (self.tail_above + self.tail_below) * scale
+        # factor at ε, e^{log_scale − λ ε}, in the δ functional (logarithms: neither factor
+        # may underflow on its own)
+        log_tails = np.logaddexp(self.log_tail_above, self.log_tail_below)
+        with np.errstate(over="ignore", under="ignore"):
+            log_scale = (np.minimum(self.log_scale - self.tilt * np.asarray(eps, dtype=float),
+                                    700.0) if self.tilt > 0 else 0.0)
+            tails = np.exp(log_tails + log_scale) * (1 + 4 * ULP)
+            tails = np.where(np.isfinite(log_tails), np.maximum(tails, 5e-324), 0.0)
         below_cut = np.asarray(eps) < cut
         if self.kind == "upper":
             out = (body + err) * mass_factor + self.p_inf + tails
@@ -314,33 +343,33 @@ class ComposedPLD:
         l_pos, *_ = self._sums()
         if l_pos.size == 0:
             return 0.0
-        # δ at the grid losses ε = l_j (the losses > l_j are those of index > j) and at 0 is
-        # non-increasing: binary search for the first grid point meeting the target
+        # δ at the grid losses ε = l_j (the losses > l_j are those of index > j), all at once.
+        # The certified values need not be monotone (error terms grow where untilting weights
+        # are large), and need not be: any ε with δ_upper(ε) ≤ δ is a valid upper end (the
+        # exact δ is non-increasing) and any ε with δ_lower(ε) > δ a valid lower end. So the
+        # upper end is the first grid point that meets the target, the lower end the last one
+        # that exceeds it — a scan, not a bisection that assumes monotonicity.
         cut = self._sums()[-1]
         # (below a tilt's cut δ is not evaluated: 1 for the upper side, 0 for the lower side)
         grid = l_pos if np.isfinite(cut) else np.concatenate([[0.0], l_pos])
-
-        def d_at(t):
-            e = np.array([grid[t]])
-            return float(self._delta_from_sums(e, np.searchsorted(l_pos, e, side="right"))[0])
-
-        meets = (lambda t: d_at(t) <= delta) if self.kind == "upper" else \
-            (lambda t: d_at(t) <= delta)
+        d_all = self._delta_from_sums(grid, np.searchsorted(l_pos, grid, side="right"))
         last = grid.size - 1
         if self.kind == "upper":
-            if not meets(last):
+            ok = np.flatnonzero(d_all <= delta)
+            if ok.size == 0:
                 return math.inf
-            if meets(0):
-                return 0.0
+            good = int(ok[0])
+            if good == 0:
+                return 0.0 if not np.isfinite(cut) else float(grid[0])
+            bad = good - 1
         else:
-            if meets(0):  # even δ_lower(0) ≤ δ: no ε > 0 is certified to exceed it
+            above = np.flatnonzero(d_all > delta)
+            if above.size == 0:  # no ε ≥ 0 is certified to exceed the target
                 return 0.0
-            if not meets(last):
+            bad = int(above[-1])
+            if bad == last:
                 return float(grid[-1])
-        bad, good = 0, last
-        while good - bad > 1:
-            mid = (bad + good) // 2
-            bad, good = (bad, mid) if meets(mid) else (mid, good)
+            good = bad + 1
         lo, hi = grid[bad], grid[good]
         # on (lo, hi) the set {l > ε} is fixed and, without a tilt, the certified δ is affine in
         # w = e^{ε − l_j}: solve it from two evaluations, then make sure of the safe side
@@ -462,6 +491,9 @@ def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0
         upper = np.exp(log_pert)
         spectrum = (modulus * np.exp(1j * phase)).astype(np.complex128)
         err = (np.maximum(upper - modulus, 0.0) * (1 + 1e-6) + upper * rel).astype(np.float64)
+    # a bound that underflowed to 0 is below the smallest subnormal, not 0: keep it positive, as
+    # untilting may multiply the composed masses by up to e^700
+    err = np.maximum(err, 5e-324)
     err = err + np.abs(spectrum) * 2 * ULP  # the conversion to double
     if sel is None:
         return spectrum, err
@@ -481,13 +513,15 @@ def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
 
 
 def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
-            tilt: float = 0.0) -> ComposedPLD:
+            tilt: float = 0.0, log_tail_tol: float | None = None) -> ComposedPLD:
     """Compose step PLDs (each with a count) by FFT; see the module doc for the error terms.
 
     All steps must share the grid spacing and the kind. ``tilt`` λ > 0 composes the
     exponentially tilted laws ``p_k e^{λ l_k} / M(λ)`` instead (tilting commutes with
     convolution) and untilts when δ is evaluated: the FFT's absolute error is then relative to
     the tilted masses, which is what resolves very small δ (1e-18 and below) in the upper tail.
+    ``log_tail_tol`` (its logarithm, for tolerances below the double range) replaces
+    ``tail_tol`` when given.
     """
     if not steps:
         raise InvalidParameterError("steps", "a non-empty list of (StepPLD, count)", steps)
@@ -501,6 +535,8 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
             raise InvalidParameterError("count", "a positive integer", count)
     total_steps = sum(c for _, c in steps)
     original = list(steps)
+    if log_tail_tol is None:
+        log_tail_tol = math.log(check_real("tail_tol", tail_tol, "(0, 1)"))
     log_scale = 0.0
     if tilt < 0 or not math.isfinite(tilt):
         raise InvalidParameterError("tilt", "a real number >= 0", tilt)
@@ -513,8 +549,9 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         steps = tilted
         # untilting multiplies masses at loss l by e^{log_scale − λ l}: ask the tilted tails for
         # that much more precision
-        tail_tol = tail_tol * math.exp(-min(max(log_scale, 0.0), 700.0))
-    a, b, tail_below, tail_above = _window(steps, tail_tol)
+        log_tail_tol = log_tail_tol - min(max(log_scale, 0.0), 700.0)
+    tail_tol = math.exp(max(log_tail_tol, -745.0))  # for the FFT's accuracy choices only
+    a, b, tail_below, tail_above = _window(steps, log_tail_tol)
     if not (math.isfinite(a) and math.isfinite(b)):
         raise NumericalError("could not bound the tails of the composed privacy loss")
     i_start = math.floor(a / h) - 1

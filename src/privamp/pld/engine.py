@@ -59,6 +59,10 @@ from .distribution import MAX_FFT, ComposedPLD, StepPLD, compose
 
 __all__ = ["PldEvent", "PldResult", "pld_delta", "pld_epsilon"]
 
+#: Smallest δ for which ε(δ) is certified: tail budgets are a millionth of δ and must stay
+#: normal doubles.
+MIN_DELTA = 1e-300
+
 #: Every step grid has at least this many points (so that single steps are resolved too).
 _MIN_POINTS = 2000
 _MAX_REFINE = 3
@@ -152,8 +156,7 @@ def _left_end(curve: PairCurve, log_budget: float) -> float:
 _MAX_LOSS = 700.0
 
 
-def _step_range(curve: PairCurve, budget: float) -> tuple[float, float]:
-    log_budget = math.log(budget)
+def _step_range(curve: PairCurve, log_budget: float) -> tuple[float, float]:
     lo, hi = _left_end(curve, log_budget), _right_end(curve, log_budget)
     if hi > _MAX_LOSS or lo < -_MAX_LOSS:
         raise NumericalError(
@@ -243,7 +246,7 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
         for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
             steps.append((StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible),
                           count))
-        return compose(steps, tail_tol=tail, tilt=tilt)
+        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt)
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
@@ -254,7 +257,7 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
         steps.append((step, count))
         keys.append((key, count))
     return cache.memo("composed", (tuple(keys), tail, tilt),
-                      lambda: compose(steps, tail_tol=tail, tilt=tilt))
+                      lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt))
 
 
 def _refined(h: float, width: float, target: float) -> float:
@@ -279,11 +282,11 @@ def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) ->
 # ------------------------------------------------------------------------------------------
 
 
-def _range_of(curve: PairCurve, budget: float, cache) -> tuple[float, float]:
+def _range_of(curve: PairCurve, log_budget: float, cache) -> tuple[float, float]:
     if cache is None:
-        return _step_range(curve, budget)
-    return cache.memo("step_range", (cache.token(curve), budget),
-                      lambda: _step_range(curve, budget))
+        return _step_range(curve, log_budget)
+    return cache.memo("step_range", (cache.token(curve), log_budget),
+                      lambda: _step_range(curve, log_budget))
 
 
 def _coarse_summary(curve: PairCurve, rng: tuple[float, float], cache):
@@ -307,8 +310,10 @@ def _prepare(events: Sequence[PldEvent], tail_total: float, cache=None,
         raise InvalidParameterError("events", "at least one composed event", "[]")
     total = sum(ev.count for ev in events)
     sets = _orientation_sets(events)
-    budget = tail_total / (4.0 * (total if range_steps is None else range_steps))
-    ranges_by_set = {name: [_range_of(c, budget, cache) for c, _ in items]
+    # in logarithms: with δ near 1e-300 and many steps the budget is below the double range
+    log_budget = math.log(tail_total) - math.log(4.0 * (total if range_steps is None
+                                                         else range_steps))
+    ranges_by_set = {name: [_range_of(c, log_budget, cache) for c, _ in items]
                      for name, items in sets.items()}
     moments = {}
     mgfs = {}
@@ -406,6 +411,11 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     never on what else was computed.
     """
     delta = check_real("delta", delta, "(0, 1)")
+    if delta < MIN_DELTA:
+        raise InvalidParameterError(
+            "delta", f"at least {MIN_DELTA:g} for the pld backend", delta,
+            detail="below it the error terms of a certified δ are not representable in double "
+                   "precision")
     if eps_error is not None:
         eps_error = check_real("eps_error", eps_error, "(0, inf)")
     if upper_error is not None:
