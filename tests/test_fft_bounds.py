@@ -25,7 +25,8 @@ import pytest
 
 import pocketfft_model as M
 from privamp.pld import _fft_bounds as fb
-from privamp.pld.distribution import fast_length
+from privamp.pld import distribution as dist
+from privamp.pld.distribution import StepPLD, fast_length
 
 LD = np.longdouble
 U64 = 2.0**-53
@@ -497,3 +498,77 @@ def test_irfft_long_double_within_bound(n):
             obs = max(float(abs(mpf_exact(got[j]) - e)) for j, e in zip(js, exact, strict=True))
         record(f"irfft longdouble {size_class(n)} {name}", obs,
                kappa * UEXT * spectral_l1(y, n) / n)
+
+
+# ------------------------------------------------------------------------------------------
+# privamp's own spectra (_step_spectrum): FFT, folding, direct extended-precision DFT
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size,n", [(50, 64), (300, 300), (1000, 384), (5000, 1024), (700, 2187)])
+def test_step_spectrum_errors_within_their_bounds(size, n):
+    rng = np.random.default_rng(size + n)
+    masses = rng.random(size) ** 8
+    masses[rng.integers(0, size, 3)] = [0.3, 0.2, 0.1]
+    masses /= masses.sum()
+    step = StepPLD(0.01, -size // 2, masses, 0.0, "upper")
+    pos = np.arange(size) % n
+    sel = np.unique(np.concatenate([[0, 1, n // 2], rng.integers(0, n // 2 + 1, 6)]))
+    # exact spectrum of the folded masses at sel
+    folded = [Fraction(0)] * n
+    for p, v in zip(pos, masses, strict=True):
+        folded[p] += Fraction(float(v))
+    tab = mp_table(n)
+    with mpmath.workdps(40):
+        fx = [mpmath.mpf(f.numerator) / f.denominator for f in folded]
+        exact = {int(k): mpmath.fsum(fx[j] * tab[(j * int(k)) % n] for j in range(n))
+                 for k in sel}
+
+    def worst(values, ks):
+        with mpmath.workdps(40):
+            return max(float(abs(mpmath.mpc(mpf_exact(values[i].real), mpf_exact(values[i].imag))
+                                 - exact[int(k)])) for i, k in enumerate(ks))
+
+    values, err, _ = dist._step_spectrum(step, n, None, 0.0)
+    record("_step_spectrum double FFT", worst(values[sel], sel), err)
+    for budget in (0.0, 1e-6, 0.5):  # all heavy / mixed / mostly light
+        values, err, _ = dist._step_spectrum(step, n, sel, budget)
+        record(f"_step_spectrum direct (rest {budget:g})", worst(values, sel), err)
+
+
+@needs_x87
+def test_step_spectrum_full_extended_fft_within_bound():
+    """The third branch (too many heavy masses for the direct DFT): one long-double FFT."""
+    rng = np.random.default_rng(11)
+    n = 4096
+    masses = rng.random(n)
+    masses /= masses.sum()
+    step = StepPLD(0.01, 0, masses, 0.0, "upper")
+    every = np.arange(n // 2 + 1)  # 4096 heavy masses × 2049 frequencies > 4e6
+    values, err, _ = dist._step_spectrum(step, n, every, 0.0)
+    sel = every[::97]
+    exact = mp_dft(masses.astype(LD), sel)
+    with mpmath.workdps(40):
+        obs = max(float(abs(mpmath.mpc(mpf_exact(values[k].real), mpf_exact(values[k].imag))
+                            - e)) for k, e in zip(sel, exact, strict=True))
+    record("_step_spectrum extended FFT", obs, err)
+
+
+def test_direct_dft_of_many_masses_within_bound():
+    """2^17 heavy masses at the frequencies 0 and n/2 (exact references: signed sums). Summed in
+    sequence (``x @ cos``) the error grows like √m u_ext … m u_ext, far above (2π + 4 + log₂ m)
+    u_ext; summed pairwise it stays below the bound."""
+    if not X87:
+        pytest.skip("long double is not x87 extended here")
+    rng = np.random.default_rng(17)
+    m = n = 2**17
+    masses = rng.random(m)
+    masses /= masses.sum()
+    step = StepPLD(0.01, 0, masses, 0.0, "upper")
+    sel = np.array([0, n // 2])
+    values, err, _ = dist._step_spectrum(step, n, sel, 0.0)
+    fr = [Fraction(float(v)) for v in masses]
+    exact = [sum(fr), sum(fr[0::2]) - sum(fr[1::2])]
+    for v, e in zip(values, exact, strict=True):
+        obs = abs(Fraction(*v.real.as_integer_ratio()) - e) + abs(
+            Fraction(*v.imag.as_integer_ratio()))
+        record("_step_spectrum direct, 2^17 masses", float(obs), err)
