@@ -17,16 +17,17 @@ Certified error terms of :func:`compose` (each goes to the safe side of the brac
   finite part, computed exactly from the discrete masses) so that both tails are below a
   tolerance; mass above B is missing from the top (added to the upper δ), mass below A folds to the
   top (subtracted from the lower δ);
-* **FFT rounding**: each forward rfft coefficient is within κ·u·‖p‖₁ of the exact DFT (κ =
-  10 log₂N, the FFT error analysis of Higham, *Accuracy and Stability of Numerical Algorithms*,
-  §24.1, with a safety factor of about 2). Raising to the power T multiplies a relative error by
-  T, so the forward transforms and the powering run in extended precision (``numpy.longdouble``,
-  u ≈ 5.4e-20, where the platform has it); the perturbation of a product of powers is bounded
-  exactly by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}`` per frequency. Through Parseval, an error
-  D_k in the spectrum changes ⟨g, y⟩ by at most ``Σ_k |G_k| D_k / N ≤ (Σ g) Σ_k D_k / N`` (g ≥ 0
-  the δ weights), and the double-precision inverse transform adds at most
-  ``(Σ g) κ Σ_k |Y_k| / N``. Both are proportional to Σ g, so the certified δ stays a closed
-  form on each grid cell (:meth:`ComposedPLD.fft_error`);
+* **FFT rounding**: each forward rfft coefficient is within κ·u·‖p‖₁ of the exact DFT (κ from
+  :mod:`._fft_bounds`: a rounding-error analysis of the pocketfft passes NumPy runs, for the
+  factorisation of N, docs/certification.md; about 5–13 log₂N). Raising to the power T
+  multiplies a relative error by T, so the forward transforms and the powering run in extended
+  precision (``numpy.longdouble``, u ≈ 5.4e-20, where the platform has it); the perturbation
+  of a product of powers is bounded exactly by ``Π(|X_s| + e_s)^{c_s} − Π|X_s|^{c_s}`` per
+  frequency. Through Parseval, an error D_k in the spectrum changes ⟨g, y⟩ by at most
+  ``Σ_k |G_k| D_k / N ≤ (Σ g) Σ_k D_k / N`` (g ≥ 0 the δ weights), and the double-precision
+  inverse transform adds at most ``(Σ g) κ' u Σ_k |Y_k| / N`` (κ' for the backward passes and
+  the 1/N scaling). Both are proportional to Σ g, so the certified δ stays a closed form on
+  each grid cell (:meth:`ComposedPLD.fft_error`);
 * **masses and loss positions**: per-step masses carry relative rounding ≤ 2u, which composes to a
   relative factor (1 + 2u)^T on the finite part; losses carry ≤ 4u(1 + |l|) each, which shifts
   the composed loss by at most T times that.
@@ -44,6 +45,7 @@ from numpy import fft  # the same pocketfft as scipy.fft, without SciPy's ~0.25 
 from .._numerics import ULP, bisect_threshold
 from .._validation import check_real
 from ..errors import InvalidParameterError, NumericalError
+from . import _fft_bounds as _fb
 from .curves import PairCurve
 from .discretize import lower_masses, upper_masses
 
@@ -58,7 +60,8 @@ _LAMBDAS = np.geomspace(1e-3, 1e4, 36)
 #: Extended precision for the forward transforms and the powering, where the platform has it.
 #: NumPy ≥ 2 transforms long doubles natively; a build that would round them to doubles (NumPy
 #: 1.x) falls back to double precision, whose error bounds then apply.
-_EXT = (np.longdouble if np.finfo(np.longdouble).eps < 1e-18
+#: (x87 extended only: the format :mod:`._fft_bounds` has an error analysis for.)
+_EXT = (np.longdouble if np.finfo(np.longdouble).nmant == 63
         and fft.rfft(np.zeros(4, dtype=np.longdouble)).dtype == np.clongdouble else np.float64)
 _EXT_U = float(np.finfo(_EXT).eps) / 2
 
@@ -420,19 +423,22 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
     """rfft of one step at the frequencies ``sel`` (all if None) and a bound on the error of
     every coefficient: ``(values, error, dtype_unit)``.
 
-    ``sel is None``: double-precision FFT, error κ u ‖x‖₁ (κ = 10 log₂ n). Otherwise extended
-    precision where it matters: the few heaviest masses (all but at most ``rest_budget`` of the
-    total) are transformed directly at the selected frequencies in extended precision — twiddle
-    angles reduced exactly in integers, error ≤ (2π + 4 + log₂ m) u_ext per unit mass — and the
-    light rest by a double FFT (error κ u ‖rest‖₁); when the heavy part is too large for that,
-    one extended-precision FFT of everything.
+    ``sel is None``: double-precision FFT, error κ u ‖x‖₁ (:func:`_fft_bounds.rfft_error_bound`).
+    Otherwise extended precision where it matters: the few heaviest masses (all but at most
+    ``rest_budget`` of the total) are transformed directly at the selected frequencies in
+    extended precision — twiddle angles reduced exactly in integers into [−π, π], sums pairwise,
+    error :func:`_fft_bounds.direct_dft_error_constant` (≈ 13 + log₂ m) u_ext per unit mass —
+    and the light rest by a double FFT (error κ u ‖rest‖₁); when the heavy part is too large
+    for that, one extended-precision FFT of everything.
     """
     masses = step.masses
     pos = np.arange(masses.size) % n  # fold long step arrays circularly
     if sel is None:
         buf = np.zeros(n)
         np.add.at(buf, pos, masses)
-        return fft.rfft(buf), 10 * math.log2(n) * ULP * float(np.sum(np.abs(masses))), ULP
+        return (fft.rfft(buf),
+                _fb.rfft_error_bound(n, np.float64, float(np.sum(np.abs(masses))), masses.size),
+                ULP)
     absm = np.abs(masses)
     order = np.argsort(absm)
     light = order[np.cumsum(absm[order]) <= rest_budget]
@@ -446,15 +452,27 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
                                             else np.complex128)
         x = masses[heavy].astype(_EXT)
         jk = (pos[heavy][:, None].astype(np.int64) * sel[None, :].astype(np.int64)) % n
+        jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
         ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
-        values = values + (x @ np.cos(ang) - 1j * (x @ np.sin(ang)))
-        err = (10 * math.log2(n) * ULP * float(np.sum(absm[light]))
-               + (2 * math.pi + 4 + math.log2(heavy.size + 2)) * _EXT_U
-               * float(np.sum(absm[heavy])))
+        del jk
+        # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not log₂ m u)
+        terms = np.cos(ang)
+        terms *= x[:, None]
+        re = _fb.pairwise_sum(terms)
+        terms = np.sin(ang, out=terms)
+        terms *= x[:, None]
+        values = values + (re - 1j * _fb.pairwise_sum(terms))
+        light_sum = float(np.sum(absm[light]))
+        # the light part's FFT, and its share of the final complex addition (u_ext, relative)
+        err = (_fb.rfft_error_bound(n, np.float64, light_sum, masses.size)
+               + _EXT_U * light_sum * (1 + 1e-6)
+               + _fb.direct_dft_error_constant(heavy.size, _EXT) * _EXT_U
+               * float(np.sum(absm[heavy])) * (1 + 1e-6))
         return values, err, _EXT_U
     buf = np.zeros(n, dtype=_EXT)
     np.add.at(buf, pos, masses.astype(_EXT))
-    return fft.rfft(buf)[sel], 10 * math.log2(n) * _EXT_U * float(np.sum(absm)), _EXT_U
+    return (fft.rfft(buf)[sel], _fb.rfft_error_bound(n, _EXT, float(np.sum(absm)), masses.size),
+            _EXT_U)
 
 
 def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0):
@@ -578,7 +596,7 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         sel = np.flatnonzero(spec_err > negligible)
         # light masses stay in double precision: their error, amplified by the count, must
         # stay below a tenth of the tolerance over the selected frequencies
-        kappa = 10 * math.log2(n) * ULP
+        kappa = _fb.rfft_error_constant(n, np.float64) * (ULP / 2)
         rest_budget = 0.1 * tail_tol * n / (g_max * 2 * max(sel.size, 1) * kappa
                                             * total_steps)
         spectrum, spec_err = _power_spectrum(steps, n, sel=sel, keep=(spectrum, spec_err),
@@ -586,10 +604,10 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     y = fft.irfft(spectrum, n)
     roll = (i_start - shift) % n
     window = np.roll(y, -roll)[:width]
-    kappa = 10 * math.log2(n) * ULP
+    kappa = _fb.irfft_error_constant(n, np.float64) * (ULP / 2)  # ULP = 2u
     spectral_coeff = (float(np.sum(weights * spec_err))
                       + kappa * float(np.sum(weights * np.abs(spectrum))))
-    spectral_coeff = spectral_coeff / n * (1 + 1e-6)
+    spectral_coeff = spectral_coeff / n * (1 + 1e-6) + _fb.underflow_allowance(n)
     p_inf = -math.expm1(sum(c * math.log1p(-min(s.p_inf, 1.0)) for s, c in original)) \
         if all(s.p_inf < 1 for s, _ in original) else 1.0
     if kind == "upper":
