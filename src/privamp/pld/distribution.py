@@ -149,7 +149,12 @@ def _window(steps: Sequence[tuple[StepPLD, int]], log_tol: float) -> tuple[float
     """[A, B] with Chernoff-bounded tails ≤ e^{log_tol}; returns (A, B, log_tail_below,
     log_tail_above). The tail bounds stay logarithms: they are multiplied by untilting factors
     up to e^700 later, so an underflow to 0 here would lose a non-negligible error term."""
+    # the grid of λ must reach the scale of the composed loss: for losses of size 1e-6 (tiny
+    # sampling rates) the useful λ are near 1e7, far beyond the usual 1e4
+    var = sum(count * step.mean_var()[1] for step, count in steps)
     lam = _LAMBDAS
+    if var > 0 and 50.0 / math.sqrt(var) > lam[-1]:
+        lam = np.concatenate([lam, np.geomspace(lam[-1], 50.0 / math.sqrt(var), 25)[1:]])
     up = np.zeros(lam.size)
     down = np.zeros(lam.size)
     for step, count in steps:

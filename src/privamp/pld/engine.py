@@ -65,6 +65,9 @@ MIN_DELTA = 1e-300
 
 #: Every step grid has at least this many points (so that single steps are resolved too).
 _MIN_POINTS = 2000
+#: The default accuracy targets are relative to ε (0.1 % width, 0.001 % upper error) down to
+#: this ε; below it they are absolute.
+_EPS_FLOOR = 1e-9
 _MAX_REFINE = 3
 
 
@@ -214,25 +217,38 @@ _TILT_BELOW = 1e-9
 _MAX_TILT = 50.0
 
 
-def _tilt_for_delta(log_mgf: np.ndarray, delta: float) -> float:
+def _tilt_for_delta(log_mgf: np.ndarray, delta: float,
+                    grid: np.ndarray = _LAMBDA_GRID) -> float:
     """The Chernoff-optimal tilt for a target δ: the λ minimising (Λ(λ) + log 1/δ)/λ, the
     Chernoff bound on the ε where P(S ≥ ε) = δ (Λ the composed log-MGF). It is also about
     d log(1/δ)/dε there, which converts errors between ε and δ."""
     with np.errstate(invalid="ignore"):
-        bound = (log_mgf - math.log(delta)) / _LAMBDA_GRID
-    return min(float(_LAMBDA_GRID[int(np.nanargmin(bound))]), _MAX_TILT)
+        bound = (log_mgf - math.log(delta)) / grid
+    return min(float(grid[int(np.nanargmin(bound))]), _max_tilt(grid))
 
 
-def _tilt_for_eps(log_mgf: np.ndarray, eps: float) -> float:
+def _tilt_for_eps(log_mgf: np.ndarray, eps: float, grid: np.ndarray = _LAMBDA_GRID) -> float:
     """The Chernoff-optimal tilt at ε: the λ minimising Λ(λ) − λε."""
-    return min(float(_LAMBDA_GRID[int(np.nanargmin(log_mgf - _LAMBDA_GRID * eps))]), _MAX_TILT)
+    return min(float(grid[int(np.nanargmin(log_mgf - grid * eps))]), _max_tilt(grid))
 
 
-def _slope(lam: float, z: float, var: float) -> float:
+def _max_tilt(grid: np.ndarray) -> float:
+    """:data:`_MAX_TILT` in the units of a (rescaled) λ grid."""
+    return _MAX_TILT * float(grid[-1] / _LAMBDA_GRID[-1])
+
+
+def _lambda_grid(ranges_by_set) -> np.ndarray:
+    """The λ grid for Chernoff estimates and tilts, scaled to the losses: steps whose losses
+    span less than 1 (tiny sampling rates: 1e-6 and below) need λ of the order of 1/span."""
+    span = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
+    return _LAMBDA_GRID / min(1.0, max(span, 1e-12))
+
+
+def _slope(lam: float, z: float, var: float, max_tilt: float = _MAX_TILT) -> float:
     """About dε/dV, the effect on ε of variance added to the composed loss: 1/2 + λ/2 with λ the
     Chernoff tilt (for a Gaussian loss λ = z/√V and this is the exact derivative); never less
     than the Gaussian value when the tilt is capped."""
-    return 0.5 + 0.5 * max(lam, min(_sensitivity(z, var) * 2 - 1, _MAX_TILT))
+    return 0.5 + 0.5 * max(lam, min(_sensitivity(z, var) * 2 - 1, max_tilt))
 
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
@@ -289,17 +305,17 @@ def _range_of(curve: PairCurve, log_budget: float, cache) -> tuple[float, float]
                       lambda: _step_range(curve, log_budget))
 
 
-def _coarse_summary(curve: PairCurve, rng: tuple[float, float], cache):
-    """(mean, variance, log-MGF on :data:`_LAMBDA_GRID`) of the coarse step on ``rng``."""
+def _coarse_summary(curve: PairCurve, rng: tuple[float, float], cache, grid: np.ndarray):
+    """(mean, variance, log-MGF on the λ ``grid``) of the coarse step on ``rng``."""
 
     def compute():
         step = _coarse(curve, rng)
         mean, var = step.mean_var()
-        return mean, var, step.log_mgf(_LAMBDA_GRID)
+        return mean, var, step.log_mgf(grid)
 
     if cache is None:
         return compute()
-    return cache.memo("coarse", (cache.token(curve), rng), compute)
+    return cache.memo("coarse", (cache.token(curve), rng, float(grid[0])), compute)
 
 
 def _prepare(events: Sequence[PldEvent], tail_total: float, cache=None,
@@ -317,21 +333,22 @@ def _prepare(events: Sequence[PldEvent], tail_total: float, cache=None,
                      for name, items in sets.items()}
     moments = {}
     mgfs = {}
+    grid = _lambda_grid(ranges_by_set)
     for name, items in sets.items():
         mean = var = 0.0
-        mgf = np.zeros(_LAMBDA_GRID.size)
+        mgf = np.zeros(grid.size)
         for (curve, count), rng in zip(items, ranges_by_set[name], strict=True):
-            m, v, step_mgf = _coarse_summary(curve, rng, cache)
+            m, v, step_mgf = _coarse_summary(curve, rng, cache, grid)
             mean += count * m
             var += count * v
             mgf += count * step_mgf
         moments[name] = (mean, var)
         mgfs[name] = mgf
-    return total, sets, ranges_by_set, moments, mgfs
+    return total, sets, ranges_by_set, moments, mgfs, grid
 
 
 def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
-    scale = max(eps_est, 0.1)
+    scale = max(eps_est, _EPS_FLOOR)
     target_u = upper_error if upper_error is not None else 1e-5 * scale
     target_w = eps_error if eps_error is not None else 1e-3 * scale
     target_u = min(target_u, target_w / 2)
@@ -366,13 +383,13 @@ def _clip_grid(h: float, ranges_by_set) -> float:
 
 
 def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error,
-                  grid_step):
+                  grid_step, lam_grid=_LAMBDA_GRID):
     """The estimates and grid spacings of :func:`pld_epsilon` for a target δ."""
     z = float(-_special.ndtri(delta))
     mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
     eps_est = max(mean + z * math.sqrt(var), 0.0)
-    lam = {name: _tilt_for_delta(m, delta) for name, m in mgfs.items()}
-    slope = _slope(max(lam.values()), z, var)
+    lam = {name: _tilt_for_delta(m, delta, lam_grid) for name, m in mgfs.items()}
+    slope = _slope(max(lam.values()), z, var, _max_tilt(lam_grid))
     h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
     h_u = _clip_grid(h_u, ranges_by_set)
     h_l = _clip_grid(h_l, ranges_by_set)
@@ -428,15 +445,16 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     if shared_grid:
         tail_total = _floor_pow(tail_total, 1e6)
         range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
-    total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total, cache, range_steps)
+    total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache,
+                                                                   range_steps)
     z, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
-        delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error, grid_step)
+        delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error, grid_step, lam_grid)
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
     if shared_grid and grid_step is None:
         # the finest grids over the δ's of this tail budget, so that they all share them
         for ref in _reference_deltas(tail_total):
             grids = _choose_grids(ref, total, moments, mgfs, ranges_by_set, eps_error,
-                                  upper_error, None)
+                                  upper_error, None, lam_grid)
             h_u, h_l = min(h_u, grids[5]), min(h_l, grids[6])
         tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     try:
@@ -466,7 +484,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         # the orientation with the larger Chernoff estimate of ε goes first, on the fine grid;
         # the others are screened on a coarser one and refined only if they could matter
         with np.errstate(invalid="ignore"):
-            chernoff = {name: float(np.nanmin((m - math.log(delta)) / _LAMBDA_GRID))
+            chernoff = {name: float(np.nanmin((m - math.log(delta)) / lam_grid))
                         for name, m in mgfs.items()}
         order = sorted(sets, key=lambda name: -chernoff[name])
         screened: dict = {}
@@ -506,10 +524,10 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     if lower and math.isfinite(upper):
         if eps_error is None and grid_step is None and not shared_grid:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
-            target_w = 0.95e-3 * max(upper, 0.1)
-            h_l = _clip_grid(max(_grid_for(max(target_w - (upper_error or 1e-5 * max(upper, 0.1)),
-                                                    target_w / 2) / 2,
-                                                total, slope), h_u), ranges_by_set)
+            target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
+            target_u = upper_error or 1e-5 * max(upper, _EPS_FLOOR)
+            h_l = _clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
+                                           total, slope), h_u), ranges_by_set)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
@@ -549,15 +567,16 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     tail_total = 1e-15
     tilting = False
     for _pass in range(3):
-        total, sets, ranges_by_set, moments, mgfs = _prepare(events, tail_total, cache)
-        tilts = ({name: _tilt_for_eps(m, eps) for name, m in mgfs.items()} if tilting
+        total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
+        tilts = ({name: _tilt_for_eps(m, eps, lam_grid) for name, m in mgfs.items()} if tilting
                  else {})
         mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
         z = max((eps - mean) / math.sqrt(max(var, 1e-300)), 1.0)
-        lam = max(_tilt_for_eps(m, eps) for m in mgfs.values())
+        lam = max(_tilt_for_eps(m, eps, lam_grid) for m in mgfs.values())
         # a relative error r in δ is an error of about r / (d log(1/δ) / dε) ≈ r / λ in ε
         eps_error = rel / max(lam, 1e-3)
-        h_u, h_l, _ = _grids(total, _slope(lam, z, var), max(eps, 0.1), eps_error,
+        h_u, h_l, _ = _grids(total, _slope(lam, z, var, _max_tilt(lam_grid)), max(eps, 0.1),
+                             eps_error,
                              eps_error / 10, grid_step)
         h_u = _clip_grid(h_u, ranges_by_set)
         h_l = _clip_grid(h_l, ranges_by_set)
