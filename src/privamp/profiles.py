@@ -130,6 +130,18 @@ class PrivacyProfile(abc.ABC):
         bound its tail (used by :func:`privamp.privacy_loss.mgf_from_profile`)."""
         return None
 
+    def curve_kinks(self) -> tuple[np.ndarray, float] | None:
+        """Where the symmetric dominating curve of this profile (the profile for ε ≥ 0, its
+        extension ``1 − e^ε + e^ε δ(−ε)`` below) can have kinks as a function of α = e^ε —
+        the atoms of a discrete privacy loss — as ``(positions, error)`` on the whole real
+        line, or ``None`` when the curve is not piecewise affine (a continuous loss).
+
+        Used to put the atoms of discrete loss laws exactly on the PLD grid
+        (:meth:`privamp.pld.curves.PairCurve.kinks`). Extra positions are allowed; a missing
+        one is not.
+        """
+        return None
+
     # ----------------------------------------------------------------------------------------
     # public interface
     # ----------------------------------------------------------------------------------------

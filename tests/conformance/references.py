@@ -207,3 +207,47 @@ def poisson_laws(base, rate: float, h: float, up: bool) -> dict[str, LossLaw]:
     r_lo, r_hi = fwd(lo), fwd(hi)
     return {"remove": LossLaw.from_cdf(remove_cdf, r_lo, r_hi, h, up),
             "add": LossLaw.from_cdf(add_cdf, -r_hi, -r_lo, h, up)}
+
+
+# ---------------------------------------------------------------------------------------------
+# discrete pairs: exact compositions by enumeration (mpmath)
+# ---------------------------------------------------------------------------------------------
+
+
+def rr_pair(eps0):
+    """Randomized response with P(keep) = e^ε₀/(1 + e^ε₀): the pair (P, Q) on {1, 0}."""
+    p = mpmath.e ** mpmath.mpf(eps0) / (1 + mpmath.e ** mpmath.mpf(eps0))
+    return (p, 1 - p), (1 - p, p)
+
+
+def poisson_pairs(pair, rate):
+    """The remove and add pairs of Poisson subsampling under add/remove."""
+    P, Q = pair
+    g = mpmath.mpf(rate)
+    M = tuple((1 - g) * q + g * p for p, q in zip(P, Q, strict=True))
+    return {"remove": (M, Q), "add": (Q, M)}
+
+
+def binary_composition_epsilon(pairs, steps, delta) -> float:
+    """ε(δ) of ``steps`` compositions of two-outcome pairs (the worst orientation), exactly:
+    the composed loss k·l₁ + (T − k)·l₀ has a binomial law."""
+    delta = mpmath.mpf(delta)
+    worst = mpmath.mpf(0)
+    for first, second in pairs.values():
+        losses = [mpmath.log(first[i] / second[i]) for i in range(2)]
+        terms = [(k * losses[0] + (steps - k) * losses[1],
+                  mpmath.binomial(steps, k) * first[0] ** k * first[1] ** (steps - k))
+                 for k in range(steps + 1)]
+
+        def delta_of(eps, terms=terms):
+            return mpmath.fsum(m * (1 - mpmath.e ** (eps - loss)) for loss, m in terms
+                               if loss > eps)
+
+        if delta_of(0) <= delta:
+            continue
+        lo, hi = mpmath.mpf(0), max(abs(x) for x in losses) * steps + 1
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if delta_of(mid) > delta else (lo, mid)
+        worst = max(worst, hi)
+    return float(worst)

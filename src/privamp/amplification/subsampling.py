@@ -232,6 +232,21 @@ class AmplifiedProfile(PrivacyProfile):
             total += math.exp(lw) * tail
         return total * (1 + 16 * ULP) if math.isfinite(total) else math.inf
 
+    def curve_kinks(self):
+        """δ'(ε') = Σ_k w_k δ_k(ε) with e^ε affine in e^{ε'}: where every group profile is
+        piecewise affine in α with the same positive kinks K, δ' is piecewise affine with kinks
+        at ``amplify_eps(K)``, and its symmetric extension adds their negatives and 0."""
+        sets = [grp.curve_kinks() for grp in self._groups]
+        if not sets or any(k is None for k in sets):
+            return None
+        first = np.unique(np.abs(sets[0][0]))
+        if any(not np.array_equal(np.unique(np.abs(k[0])), first) for k in sets[1:]):
+            return None
+        err = max(k[1] for k in sets)
+        pos = np.atleast_1d(amplify_eps(first, self.eta))
+        return (np.concatenate([-pos, [0.0], pos]),
+                err + 8 * ULP * (1 + float(np.max(pos, initial=0.0))))
+
     @property
     def pure_epsilon(self) -> float:
         k_max = self.multiplicity.max_multiplicity

@@ -91,6 +91,10 @@ class ApproxDPProfile(PrivacyProfile):
         # for ε ≥ ε₀ the bracket [e^{ε₀} − e^ε]_+ is exactly 0: δ(ε) = δ₀ exactly
         return (self.eps0, self.delta0)
 
+    def curve_kinks(self):
+        """The canonical pair's finite losses are ±ε₀ (its other outcomes have losses ±∞)."""
+        return np.array([-self.eps0, self.eps0]), 4 * ULP * (1 + self.eps0)
+
     def __repr__(self) -> str:
         return (f"ApproxDPProfile(eps={self.eps0!r}, delta={self.delta0!r}, "
                 f"relation={self.relation.value!r})")

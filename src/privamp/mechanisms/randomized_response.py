@@ -99,6 +99,16 @@ class RandomizedResponseProfile(PrivacyProfile):
     def _white_box_group(self, k):
         return self
 
+    def curve_kinks(self):
+        """The loss takes the values ±log(p/(1 − p)) only (the pair is symmetric: no kink at
+        0); both p ∈ {0, 1} (all mass at ±∞) and p = ½ (loss 0) are covered."""
+        if self._pmin == 0.0:
+            return np.empty(0), 0.0
+        e0 = math.log(self._pmax) - math.log(self._pmin)
+        # the true p differs from the rounded ones by an ulp: 8 ulp of the logarithms covers it
+        return np.array([-e0, e0]), 8 * ULP * (1 + abs(math.log(self._pmax))
+                                                + abs(math.log(self._pmin)))
+
     def __repr__(self) -> str:
         return f"RandomizedResponseProfile(p={self.p!r}, relation={self.relation.value!r})"
 

@@ -111,6 +111,14 @@ class PairCurve(abc.ABC):
         """log D_∞(P ‖ Q) = log P(q = 0), an upper bound (``-inf`` if P ≪ Q)."""
         return float(self.log_upper(np.array([np.inf]))[0])
 
+    def kinks(self) -> tuple[np.ndarray, float] | None:
+        """The atoms of the pair's (finite) privacy loss, if it has only finitely many and no
+        continuous part: ``(positions, error)``, every atom within ``error`` of a listed
+        position (the list may hold extra points). Then f is affine in α between the atoms,
+        which lets the PLD engine put them exactly on its grid (``None``: not known to be
+        discrete)."""
+        return None
+
 
 class ProfileCurve(PairCurve):
     """The symmetric dominating curve of a privacy profile (its extension to ε < 0).
@@ -145,6 +153,9 @@ class ProfileCurve(PairCurve):
             return np.empty(0)
         with np.errstate(invalid="ignore"):
             return eps + np.minimum(self.profile._log_delta(-eps), 0.0)
+
+    def kinks(self):
+        return self.profile.curve_kinks()
 
     def __repr__(self) -> str:
         return f"ProfileCurve({self.profile!r})"
@@ -258,6 +269,30 @@ class PoissonPairCurve(PairCurve):
         other = "add" if self.orientation == "remove" else "remove"
         with np.errstate(invalid="ignore"):
             return eps + self._pos(other, -eps)
+
+    def kinks(self):
+        """Atoms of the subsampled loss: ``±log(1 − γ + γe^{±l})`` for the base atoms l (remove:
+        log(1 − γ + γe^l) under the mixture; add: −log(1 − γ + γe^l) under Q), and ±log(1 − γ)
+        for the outcomes only Q can produce (mass at −∞ in the base, present iff its mass at
+        +∞ is, the base being self-dual). The maps have slope ≤ 1, so the base's error
+        carries over, plus rounding."""
+        base = self.base.kinks()
+        if base is None:
+            return None
+        pos, err = base
+        g = self.rate
+        pos = np.asarray(pos, dtype=float)
+        with np.errstate(over="ignore"):
+            mapped = np.log1p(g * np.expm1(pos))  # log(1 − γ + γ e^l)
+        extra = []
+        if g < 1 and self.base.log_mass_at_infinity > -np.inf:
+            extra.append(math.log1p(-g))
+        out = np.concatenate([mapped, extra])
+        if self.orientation == "add":
+            out = -out
+        if not np.all(np.isfinite(out)):
+            return None
+        return out, err + 8 * ULP * (1 + float(np.max(np.abs(out), initial=0.0)))
 
     def __repr__(self) -> str:
         return f"PoissonPairCurve({self.base!r}, rate={self.rate!r}, {self.orientation})"

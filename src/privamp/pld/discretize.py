@@ -86,16 +86,33 @@ def _upper_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> np.ndarray:
     return _convex_minorant(slopes, -intercepts)
 
 
-def upper_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int):
-    """P-masses of the connect-the-dots pair on losses ``(i_lo + j) h``, and its mass at +∞.
+def upper_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *, offset: float = 0.0,
+                 lower: bool = False, kink_error: float = 0.0):
+    """P-masses of the connect-the-dots pair on losses ``offset + (i_lo + j) h``, and its mass
+    at +∞.
 
     Returns ``(masses, p_inf)`` with ``masses.size == i_hi − i_lo + 1``.
+
+    ``lower=True`` (only for curves whose kinks all lie on the grid, within ``kink_error`` in
+    the loss, and inside it: see :meth:`PairCurve.kinks`) joins *lower* values instead: f is
+    then affine on every cell up to kinks at most ``kink_error`` from its ends, where the
+    chord exceeds f by at most (slope jump ≤ 1) × |α − α*| ≤ α e^h (e^{kink_error} − 1); the
+    values are lowered by that much, so the chords lie below f, and so does their greatest
+    convex minorant — the curve of a *dominated* pair, exact up to rounding for a discrete
+    loss law whose atoms are grid points. Below the first grid point f is affine (no kink
+    there) and above the last one it is flat (p∞), so the anchor (0, 1) and the flat right end
+    stay valid.
     """
     idx = np.arange(i_lo, i_hi + 1)
-    eps = idx * h
+    eps = offset + idx * h
     with np.errstate(under="ignore"):
-        f = np.exp(curve.log_upper(eps))
+        if lower:
+            f = np.exp(curve.log_lower(eps))
+        else:
+            f = np.exp(curve.log_upper(eps))
     alpha = np.exp(eps)
+    if lower:
+        f = np.maximum(f - alpha * math.exp(h) * math.expm1(kink_error) - 4 * ULP * f, 0.0)
     p_inf = float(f[-1])
     live = f > 0
     if not np.any(live):
@@ -112,6 +129,10 @@ def upper_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int):
     q = np.maximum(q, 0.0)
     grid_vertex = verts[1:] - 1  # index into the dots
     masses = np.zeros(idx.size)
+    if lower:
+        # a dominated pair: masses rounded down, no sliver of mass filled in
+        masses[grid_vertex] = alpha[grid_vertex] * q * (1 - 8 * ULP)
+        return masses, p_inf
     masses[grid_vertex] = alpha[grid_vertex] * q * (1 + 2 * ULP)
     # the flat right end carries p_inf; rounding can leave a sliver of P-mass unplaced
     total = math.fsum(masses.tolist()) + p_inf
@@ -186,8 +207,9 @@ def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
 
 
 def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
-                 slope_tau: float | None = None, negligible: float = 0.0):
-    """P-masses of a pair dominated by ``curve`` on losses ``(i_lo + j) h``, and its mass at +∞.
+                 slope_tau: float | None = None, negligible: float = 0.0, offset: float = 0.0):
+    """P-masses of a pair dominated by ``curve`` on losses ``offset + (i_lo + j) h``, and its
+    mass at +∞.
 
     1. **Tangent envelope.** At each grid point α_i a line of slope in the curve's subgradient
        (``curve.slope_bounds``) through a lower value, lowered by the slope uncertainty over the
@@ -208,7 +230,7 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     idx = np.arange(i_lo, i_hi + 1)
     k_pts = idx.size
     masses = np.zeros(k_pts)
-    eps = idx * h
+    eps = offset + idx * h
     with np.errstate(under="ignore"):
         d = np.exp(curve.log_lower(eps))
         p_inf = float(np.exp(curve.log_lower(np.array([np.inf]))[0]))
@@ -289,7 +311,7 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
                       "bracket falls back to a trivial dominated pair", AccuracyWarning,
                       stacklevel=3)
         if p_inf < 1.0:
-            k = math.floor(math.log1p(-p_inf) / h) - i_lo
+            k = math.floor((math.log1p(-p_inf) - offset) / h) - i_lo
             if 0 <= k < k_pts:
                 masses[k] += (1.0 - p_inf) * (1 - 4 * ULP)
         return masses, p_inf

@@ -87,7 +87,7 @@ def fast_length(n: int) -> int:
 @dataclass(frozen=True)
 class StepPLD:
     """Privacy-loss distribution of one dominating (``kind="upper"``) or dominated (``"lower"``)
-    pair on the grid ``(i_lo + j) h``, with mass ``p_inf`` at +∞."""
+    pair on the grid ``offset + (i_lo + j) h``, with mass ``p_inf`` at +∞."""
 
     h: float
     i_lo: int
@@ -95,29 +95,43 @@ class StepPLD:
     p_inf: float
     kind: str
     label: str = ""
+    #: the grid's offset: a discrete loss law has its atoms exactly on ``offset + i h``
+    offset: float = 0.0
 
     @classmethod
     def from_curve(cls, curve: PairCurve, h: float, eps_lo: float, eps_hi: float,
-                   kind: str = "upper", *, negligible: float = 0.0) -> StepPLD:
+                   kind: str = "upper", *, negligible: float = 0.0, offset: float = 0.0,
+                   kink_error: float | None = None) -> StepPLD:
         """Discretise a pair's hockey-stick curve on [eps_lo, eps_hi] with spacing h.
 
         ``negligible`` (lower kind only): P-mass that may move down to the grid point below it
         without the drift-free merging (it lowers δ of a T-fold composition by at most
         ``T h negligible``).
+
+        ``kink_error`` (with ``offset``): every kink of the curve (every atom of its loss law,
+        :meth:`PairCurve.kinks`) is within ``kink_error`` of a grid point ``offset + i h`` and
+        all of them lie in [eps_lo, eps_hi]. The curve is then affine between grid points (up
+        to that error), connect-the-dots is exact, and the lower kind is connect-the-dots
+        through lower values instead of the tangent construction
+        (:func:`~privamp.pld.discretize.upper_masses` with ``lower=True``).
         """
         if kind not in ("upper", "lower"):
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
-        i_lo = math.floor(eps_lo / h)
-        i_hi = math.ceil(eps_hi / h)
+        i_lo = math.floor((eps_lo - offset) / h)
+        i_hi = math.ceil((eps_hi - offset) / h)
         if kind == "upper":
-            masses, p_inf = upper_masses(curve, h, i_lo, i_hi)
+            masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset)
+        elif kink_error is not None:
+            masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset, lower=True,
+                                         kink_error=kink_error)
         else:
-            masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible)
-        return cls(h, i_lo, masses, p_inf, kind, repr(curve))
+            masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible,
+                                         offset=offset)
+        return cls(h, i_lo, masses, p_inf, kind, repr(curve), offset)
 
     @property
     def losses(self) -> np.ndarray:
-        return (self.i_lo + np.arange(self.masses.size)) * self.h
+        return self.offset + (self.i_lo + np.arange(self.masses.size)) * self.h
 
     def log_mgf(self, lam: np.ndarray) -> np.ndarray:
         """log E[e^{λL}; L finite] for an array of λ (exact up to rounding, rounded up)."""
@@ -222,10 +236,12 @@ class ComposedPLD:
     #: exponential tilt λ of the stored masses: the composed law is ``masses · e^{log_scale − λ l}``
     tilt: float = 0.0
     log_scale: float = 0.0
+    #: Σ count × offset of the composed steps' grids
+    offset: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
-        return (self.i_start + np.arange(self.masses.size)) * self.h
+        return self.offset + (self.i_start + np.arange(self.masses.size)) * self.h
 
     @property
     def tail_below(self) -> float:
@@ -532,7 +548,8 @@ def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
     with np.errstate(divide="ignore", under="ignore"):
         logs = np.log(np.maximum(step.masses, 0.0))
         masses = np.where(step.masses > 0, np.exp(logs + tilt * step.losses - log_m), 0.0)
-    return StepPLD(step.h, step.i_lo, masses, step.p_inf, step.kind, step.label), log_m
+    return StepPLD(step.h, step.i_lo, masses, step.p_inf, step.kind, step.label,
+                   step.offset), log_m
 
 
 def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
@@ -577,8 +594,9 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     a, b, tail_below, tail_above = _window(steps, log_tail_tol)
     if not (math.isfinite(a) and math.isfinite(b)):
         raise NumericalError("could not bound the tails of the composed privacy loss")
-    i_start = math.floor(a / h) - 1
-    i_end = math.ceil(b / h) + 1
+    offset = math.fsum(c * s.offset for s, c in steps)
+    i_start = math.floor((a - offset) / h) - 1
+    i_end = math.ceil((b - offset) / h) + 1
     width = i_end - i_start + 1
     n = fast_length(max(width, 16))
     if n > MAX_FFT:
@@ -619,10 +637,11 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         p_inf = min(1.0, p_inf * (1 + 4 * ULP * total_steps))
     else:
         p_inf = max(0.0, p_inf * (1 - 4 * ULP * total_steps))
-    max_loss = max(max(abs(s.i_lo), abs(s.i_lo + s.masses.size)) * h for s, _ in steps)
+    max_loss = max(abs(s.offset) + max(abs(s.i_lo), abs(s.i_lo + s.masses.size)) * h
+                   for s, _ in steps)
     loss_shift = total_steps * 4 * ULP * (1 + max_loss)
     return ComposedPLD(h, i_start, window, p_inf, kind, total_steps, tail_below, tail_above,
-                       spectral_coeff, n, loss_shift, tilt, log_scale)
+                       spectral_coeff, n, loss_shift, tilt, log_scale, offset)
 
 
 def epsilon_for_delta(composed: Sequence[ComposedPLD], delta: float) -> float:

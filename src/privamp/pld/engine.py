@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _special
-from .._numerics import bisect_threshold
+from .._numerics import ULP, bisect_threshold
 from .._validation import check_int, check_real
 from ..errors import AccuracyWarning, InvalidParameterError, NumericalError
 from ..results import Bracket
@@ -251,6 +251,78 @@ def _slope(lam: float, z: float, var: float, max_tilt: float = _MAX_TILT) -> flo
     return 0.5 + 0.5 * max(lam, min(_sensitivity(z, var) * 2 - 1, max_tilt))
 
 
+# ---- discrete loss laws: atoms exactly on the grid ------------------------------------------
+
+
+def _finite_kinks(curve: PairCurve):
+    kinks = curve.kinks()
+    if kinks is None:
+        return None
+    pos, err = kinks
+    pos = np.unique(np.asarray(pos, dtype=float))
+    pos = pos[np.isfinite(pos)]
+    return (pos, float(err)) if pos.size else None
+
+
+def _lattice_step(curve: PairCurve) -> float | None:
+    """G when the curve's atoms are ``a + kG`` (k integer; G the smallest gap), else None."""
+    kinks = _finite_kinks(curve)
+    if kinks is None or kinks[0].size < 2:
+        return None
+    pos = kinks[0]
+    g = float(np.min(np.diff(pos)))
+    r = (pos - pos[0]) / g
+    if g <= 0 or np.any(np.abs(r - np.round(r)) > 1e-9 * np.maximum(r, 1.0)):
+        return None
+    return g
+
+
+def _snap(h: float, items) -> float:
+    """The largest spacing ≤ h that puts the atoms of a discrete loss law on the grid: G/N for
+    the lattice step G of the most frequent discrete event (no change if there is none). A
+    finer grid is always valid; this one makes connect-the-dots exact for that event and lets
+    its lower side be exact too (:func:`_placement`)."""
+    best = None
+    for curve, count in items:
+        g = _lattice_step(curve)
+        if g is not None and (best is None or count > best[1]):
+            best = (g, count)
+    if best is None:
+        return h
+    g = best[0]
+    return g / math.ceil(g / h * (1 - 1e-12))
+
+
+def _placement(curve: PairCurve, h: float):
+    """``(offset, kink_error)`` when every atom of the curve lies on ``offset + i h`` within
+    ``kink_error`` (its own position error, the distance to the grid point as computed, and
+    the rounding of that computation), else ``None``."""
+    kinks = _finite_kinks(curve)
+    if kinks is None:
+        return None
+    pos, err = kinks
+    offset = float(pos[0] - math.floor(pos[0] / h) * h)
+    r = (pos - offset) / h
+    dev = float(np.max(np.abs(r - np.round(r)))) * h
+    if dev > 1e-7 * h:
+        return None
+    rounding = 8 * ULP * (float(np.max(np.abs(pos))) + abs(offset) + h)
+    return offset, err + dev + rounding
+
+
+def _aligned_range(curve: PairCurve, lo: float, hi: float, h: float) -> tuple[float, float]:
+    pos = _finite_kinks(curve)[0]
+    return min(lo, float(pos[0]) - h), max(hi, float(pos[-1]) + h)
+
+
+def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligible: float):
+    place = _placement(curve, h)
+    if place is None:
+        return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible)
+    lo, hi = _aligned_range(curve, lo, hi, h)
+    return StepPLD.from_curve(curve, h, lo, hi, kind, offset=place[0], kink_error=place[1])
+
+
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
                  tilt: float = 0.0, cache=None, negligible_steps: int | None = None
                  ) -> ComposedPLD:
@@ -260,16 +332,15 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
     if cache is None:
         steps = []
         for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
-            steps.append((StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible),
-                          count))
+            steps.append((_step(curve, h, lo, hi, kind, negligible), count))
         return compose(steps, log_tail_tol=math.log(tail), tilt=tilt)
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
         # the upper discretisation does not use ``negligible``
         key = (cache.token(curve), h, lo, hi, kind, negligible if kind == "lower" else None)
-        step = cache.memo("step", key, lambda c=curve, lo=lo, hi=hi: StepPLD.from_curve(
-            c, h, lo, hi, kind, negligible=negligible))
+        step = cache.memo("step", key, lambda c=curve, lo=lo, hi=hi: _step(
+            c, h, lo, hi, kind, negligible))
         steps.append((step, count))
         keys.append((key, count))
     return cache.memo("composed", (tuple(keys), tail, tilt),
@@ -457,6 +528,9 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                                   upper_error, None, lam_grid)
             h_u, h_l = min(h_u, grids[5]), min(h_l, grids[6])
         tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
+    all_items = [item for items in sets.values() for item in items]
+    if grid_step is None:
+        h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
     try:
         _check_size(ranges_by_set, min(h_u, h_l), total, var, mean)
     except NumericalError:
@@ -526,8 +600,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
             target_u = upper_error or 1e-5 * max(upper, _EPS_FLOOR)
-            h_l = _clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
-                                           total, slope), h_u), ranges_by_set)
+            h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
+                                                 total, slope), h_u), ranges_by_set), all_items)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
@@ -536,7 +610,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             sizes[f"lower/{worst}"] = comp.fft_size
             if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
                 break
-            h = _refined(h, upper - low, target_w)
+            h = _snap(_refined(h, upper - low, target_w), all_items)
             try:
                 _check_size(ranges_by_set, h, total, var, mean)
             except NumericalError:
@@ -578,8 +652,11 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         h_u, h_l, _ = _grids(total, _slope(lam, z, var, _max_tilt(lam_grid)), max(eps, 0.1),
                              eps_error,
                              eps_error / 10, grid_step)
+        all_items = [item for items in sets.values() for item in items]
         h_u = _clip_grid(h_u, ranges_by_set)
         h_l = _clip_grid(h_l, ranges_by_set)
+        if grid_step is None:
+            h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
         _check_size(ranges_by_set, h_u, total, var, mean)
         sizes: dict = {}
         uppers = {}
@@ -606,7 +683,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         sizes[f"lower/{worst}"] = comp.fft_size
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:
             break
-        h = _refined(h, upper - lower, rel * upper)
+        h = _snap(_refined(h, upper - lower, rel * upper), all_items)
         try:
             _check_size(ranges_by_set, h, total, var, mean)
         except NumericalError:
