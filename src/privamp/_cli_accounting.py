@@ -221,9 +221,12 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
         return 0
     print(_describe_line(result))
     # certified ends rounded outward in the text (the JSON has the exact floats)
-    low = "none (upper bound only)" if bracket.lower is None else num_down(bracket.lower)
+    low = ("none (upper bound only)" if bracket.lower is None else num_down(bracket.lower))
+    note = acc.details.get("lower_note")
     print(table([given, f"{answer} (certified upper)", "lower end of bracket"],
                 [[num(value), num_up(bracket.upper), low]]))
+    if note:
+        print(note)
     return 0
 
 

@@ -229,6 +229,8 @@ class Accountant:
         self.details = {"backend": backend, "orientation": res.orientation,
                         "grid_upper": res.grid_upper, "grid_lower": res.grid_lower,
                         "fft_sizes": dict(res.fft_sizes), "seconds": res.seconds}
+        if res.lower_note:
+            self.details["lower_note"] = res.lower_note
 
     # ---- rdp ----------------------------------------------------------------------------
 

@@ -93,6 +93,11 @@ class PrivacyProfile(abc.ABC):
 
     #: The neighbouring relation the profile holds for.
     relation: NeighbouringRelation = NeighbouringRelation.ADD_REMOVE
+    #: Whether the computed function is itself a privacy profile — non-increasing, and with its
+    #: extension to ε < 0 convex in e^ε — and not merely an upper bound on one (BBG Theorem 14's
+    #: bound is not monotone for small datasets). Only a curve has a meaningful lower end of a
+    #: composition bracket.
+    is_curve: bool = True
 
     # ----------------------------------------------------------------------------------------
     # subclass interface

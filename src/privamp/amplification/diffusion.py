@@ -333,6 +333,11 @@ class BrownianMotionMechanism(Mechanism):
         return _rdp_curve(self.intrinsic_sensitivity, orders,
                           f"Brownian motion t={self.t:g}", self.relation)
 
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """σ = √(2t) = 1 and σ = 0.1."""
+        return [cls(0.5, relation=relation), cls(0.005, relation=relation)]
+
     def profile(self) -> GaussianProfile:
         return GaussianProfile(self.theta, self.relation)
 
@@ -444,6 +449,11 @@ class OrnsteinUhlenbeckMechanism(Mechanism):
         return _rdp_curve(self.intrinsic_sensitivity, orders,
                           f"Ornstein-Uhlenbeck theta={self.theta:g} rho={self.rho:g} "
                           f"t={self.t:g}", self.relation)
+
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """Moderate and fast mean reversion."""
+        return [cls(1.0, 1.0, 1.0, relation=relation), cls(5.0, 1.0, 2.0, relation=relation)]
 
     def profile(self) -> GaussianProfile:
         return GaussianProfile(self.gaussian_theta, self.relation)

@@ -303,6 +303,10 @@ class PoissonSubstitutionProfile(PrivacyProfile):
     omitted mass counts with δ = 1.
     """
 
+    #: the bound can increase with ε' (n = 10, Gaussian σ = 1, γ = 0.01: on ε' ∈ [0, 0.002]):
+    #: an upper bound on a profile, not a profile, so compositions get no lower end
+    is_curve = False
+
     def __init__(self, base: PrivacyProfile, scheme: Poisson):
         if scheme.n is None:
             raise InvalidParameterError(

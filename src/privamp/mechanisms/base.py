@@ -102,6 +102,15 @@ class Mechanism(abc.ABC):
         """Privacy loss random variables of the worst-case ordered pair (P, Q) of output laws
         (``reverse=True``: of (Q, P)). See :mod:`privamp.privacy_loss`."""
 
+    @classmethod
+    def examples(cls, relation: NeighbouringRelation | str = NeighbouringRelation.ADD_REMOVE
+                 ) -> list[Mechanism]:
+        """Representative instances stated under ``relation``, spanning the parameter domain
+        with its boundaries. The conformance suite (``tests/conformance``) runs every class of
+        :data:`REGISTRY` through them, with every scheme, relation and backend: a new
+        mechanism is covered by declaring its examples, without writing a test."""
+        raise NotImplementedError(f"{cls.__name__} declares no examples")
+
     def group_profile(self, k: int, method: GroupPrivacy | str | None = None) -> PrivacyProfile:
         """δ_k: the profile for datasets at path distance ≤ k (white-box where known)."""
         return self.profile().group(k, method)

@@ -292,6 +292,12 @@ class GaussianMechanism(Mechanism):
         noisy = x + check_rng(rng).normal(0.0, self.sigma, size=x.shape)
         return float(noisy) if noisy.ndim == 0 else noisy
 
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """Noise from weak (σ = 0.5) to strong (σ = 5), and a sensitivity other than 1."""
+        return [cls(sigma, relation=relation) for sigma in (1.0, 0.5, 5.0)] + [
+            cls(2.0, sensitivity=2.0, relation=relation)]
+
     def profile(self) -> GaussianProfile:
         return GaussianProfile(self.theta, self.relation)
 

@@ -144,6 +144,12 @@ class ApproxDPMechanism(Mechanism):
         out = np.where(bits == 0, draws, 3 - draws)
         return int(out) if out.ndim == 0 else out
 
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """Approximate, pure and "δ only" guarantees."""
+        return [cls(1.0, 1e-6, relation=relation), cls(0.5, 0.0, relation=relation),
+                cls(0.0, 0.01, relation=relation)]
+
     def profile(self) -> ApproxDPProfile:
         return ApproxDPProfile(self.epsilon, self.delta, self.relation)
 
@@ -239,6 +245,12 @@ class DiscretePairMechanism(Mechanism):
         pmf = self.p if b == 0 else self.q
         idx = int(check_rng(rng).choice(pmf.size, p=pmf / pmf.sum()))
         return self.outcomes[idx]
+
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """An asymmetric three-outcome pair, and a pair with an outcome only one side has."""
+        return [cls([0.6, 0.3, 0.1], [0.2, 0.3, 0.5], relation=relation),
+                cls([0.5, 0.5, 0.0], [0.4, 0.5, 0.1], relation=relation)]
 
     def profile(self) -> DiscretePairProfile:
         return DiscretePairProfile(self.p, self.q, self.relation)

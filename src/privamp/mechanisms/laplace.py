@@ -121,6 +121,11 @@ class LaplaceMechanism(Mechanism):
         noisy = x + check_rng(rng).laplace(0.0, self.scale, size=x.shape)
         return float(noisy) if noisy.ndim == 0 else noisy
 
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """Scales giving ε₀ = 2, 1 and 0.1."""
+        return [cls(scale, relation=relation) for scale in (1.0, 0.5, 10.0)]
+
     def profile(self) -> LaplaceProfile:
         return LaplaceProfile(self.theta, self.relation)
 

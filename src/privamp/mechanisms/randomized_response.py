@@ -188,6 +188,12 @@ class RandomizedResponse(Mechanism):
         out = np.where(flip, 1 - bits, bits)
         return int(out) if out.ndim == 0 else out
 
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """ε₀ ∈ {1, 0.1, 3}, no privacy at all (p = 1) and perfect privacy (p = ½)."""
+        return [cls.from_epsilon(e, relation=relation) for e in (1.0, 0.1, 3.0)] + [
+            cls(1.0, relation=relation), cls(0.5, relation=relation)]
+
     def profile(self) -> RandomizedResponseProfile:
         return RandomizedResponseProfile(self.p, self.relation)
 
@@ -238,6 +244,12 @@ class RandomizedMembershipMechanism(Mechanism):
     def release(self, value: Any, rng: Any = None) -> int:
         """Release the randomized membership bit for the dataset ``value``."""
         return RandomizedResponse(self.p).release(self._bit(value), rng)
+
+    @classmethod
+    def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
+        """Membership randomized response with ε₀ = 1 and ε₀ = 0.1."""
+        return [cls(0, p=math.e / (1 + math.e), relation=relation),
+                cls(0, p=0.52497918747894, relation=relation)]
 
     def profile(self) -> RandomizedResponseProfile:
         return RandomizedResponseProfile(self.p, self.relation)

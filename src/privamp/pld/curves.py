@@ -49,6 +49,10 @@ class PairCurve(abc.ABC):
     orientation: str = "symmetric"
     #: relative gap between :meth:`log_upper` and :meth:`log_lower`
     lower_slack: float = _LOWER_SLACK
+    #: whether :meth:`log_upper` and :meth:`log_lower` bound a convex curve (a real pair); a
+    #: bound that is not convex still gives a valid upper side (the convex minorant of upper
+    #: values dominates the convex curve below them) but no lower side
+    convex: bool = True
 
     @abc.abstractmethod
     def log_upper(self, eps: np.ndarray) -> np.ndarray:
@@ -157,6 +161,10 @@ class ProfileCurve(PairCurve):
     def kinks(self):
         return self.profile.curve_kinks()
 
+    @property
+    def convex(self) -> bool:
+        return self.profile.is_curve
+
     def __repr__(self) -> str:
         return f"ProfileCurve({self.profile!r})"
 
@@ -216,7 +224,9 @@ class PoissonPairCurve(PairCurve):
         out = np.full(eps.shape, -np.inf)
         finite = np.isfinite(eps)
         if g == 1.0:
-            log_c = np.where(finite, 0.0, -np.inf)
+            # c = 1 for every α, ∞ included: the add pair is the base pair reversed, whose
+            # mass at +∞ is the base's (the base is self-dual)
+            log_c = np.zeros(eps.shape)
             log_beta = eps.copy()
         else:
             l1g = math.log1p(-g)

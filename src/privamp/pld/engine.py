@@ -104,6 +104,35 @@ class PldResult:
     grid_lower: float | None
     fft_sizes: dict = field(default_factory=dict)
     seconds: float = 0.0
+    #: why the bracket has no lower end, when it has none
+    lower_note: str = ""
+
+
+def _checked_lower(low: float, upper: float) -> float:
+    """The lower end, after making sure it is not above the upper end: if it were (beyond
+    rounding), one of the two would be wrong, and no number could be reported safely."""
+    if low > upper * (1 + 1e-9) + 1e-300:
+        raise NumericalError(
+            f"internal inconsistency: the certified lower end {low!r} exceeds the certified "
+            f"upper end {upper!r}; please report this (privamp refuses rather than report "
+            "either)")
+    return min(low, upper)
+
+
+_NOT_CONVEX = ("no lower end: a step's bound is not itself a privacy profile (not convex in "
+               "e^ε; BBG Theorem 14), so only the upper end is certified")
+
+
+def _log_p_inf(items, lower: bool) -> float:
+    """log P(composed loss = +∞) = log(1 − Π(1 − p_i)^{c_i}), from upper (or lower) values."""
+    total = 0.0
+    for curve, count in items:
+        lp = float((curve.log_lower if lower else curve.log_upper)(np.array([np.inf]))[0])
+        if lp >= 0.0:
+            return 0.0
+        if lp > -np.inf:
+            total += count * math.log1p(-math.exp(lp))
+    return math.log(-math.expm1(total)) if total < 0 else -np.inf
 
 
 # ------------------------------------------------------------------------------------------
@@ -516,6 +545,15 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     if shared_grid:
         tail_total = _floor_pow(tail_total, 1e6)
         range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
+    # a mass at +∞ above δ: no finite ε is certified (and none exists if its lower value is)
+    if not events:
+        raise InvalidParameterError("events", "at least one composed event", "[]")
+    inf_sets = _orientation_sets(events)
+    log_d = math.log(delta)
+    if any(_log_p_inf(items, lower=False) > log_d for items in inf_sets.values()):
+        certain = any(_log_p_inf(items, lower=True) > log_d for items in inf_sets.values())
+        return PldResult(Bracket(math.inf if certain else 0.0, math.inf), "", math.nan, None,
+                         {}, time.perf_counter() - start)
     total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache,
                                                                    range_steps)
     z, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
@@ -595,6 +633,9 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
     low = None
+    note = ""
+    if lower and not all(curve.convex for curve, _ in sets[worst]):
+        lower, note = False, _NOT_CONVEX
     if lower and math.isfinite(upper):
         if eps_error is None and grid_step is None and not shared_grid:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
@@ -606,7 +647,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         for attempt in range(_MAX_REFINE + 1):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
                                 tilts[worst])
-            low = min(comp.epsilon(delta), upper)
+            low = _checked_lower(comp.epsilon(delta), upper)
             sizes[f"lower/{worst}"] = comp.fft_size
             if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
                 break
@@ -621,7 +662,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                           f"eps_error={eps_error:g} (refinement stopped)", AccuracyWarning,
                           stacklevel=2)
     return PldResult(Bracket(low, upper), worst, h_u, h_l if lower else None, sizes,
-                     time.perf_counter() - start)
+                     time.perf_counter() - start, note)
 
 
 def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | None = None,
@@ -676,10 +717,13 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         tilting = tilting or upper < _TILT_BELOW
     h = h_l
     lower = 0.0
+    if not all(curve.convex for curve, _ in sets[worst]):
+        return PldResult(Bracket(None, upper), worst, h_u, None, sizes,
+                         time.perf_counter() - start, _NOT_CONVEX)
     for attempt in range(_MAX_REFINE + 1):
         comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total,
                             tilts.get(worst, 0.0), cache)
-        lower = min(comp.delta(eps), upper)
+        lower = _checked_lower(comp.delta(eps), upper)
         sizes[f"lower/{worst}"] = comp.fft_size
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:
             break

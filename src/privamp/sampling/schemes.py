@@ -43,6 +43,7 @@ from ..relations import NeighbouringRelation
 from .multiplicity import MultiplicityPmf
 
 __all__ = [
+    "SCHEMES",
     "MustOW",
     "MustWO",
     "MustWW",
@@ -104,11 +105,37 @@ def _dataset_size(n_or_data: Any) -> int:
                                     n_or_data) from exc
 
 
+#: kind -> scheme class, filled as the classes are defined (every concrete subclass of
+#: :class:`SamplingScheme` with a ``kind``).
+SCHEMES: dict[str, type] = {}
+
+
 class SamplingScheme(abc.ABC):
     """A subsampling scheme: draws subsamples and knows the multiplicity of a record."""
 
     #: CLI name (``poisson``, ``wor``, ``wr``, ``must-ow``, ``must-wo``, ``must-ww``, ``chain``).
     kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("kind") and not cls.__name__.startswith("_"):
+            SCHEMES[cls.kind] = cls
+
+    @classmethod
+    def examples(cls) -> list[SamplingScheme]:
+        """Representative instances spanning the parameter domain with its boundaries (rates
+        from 1e-9 to 1, m ∈ {1, n − 1, n}, b ∈ {1, n}, …). The conformance suite
+        (``tests/conformance``) runs every class of :data:`SCHEMES` through them: a new scheme
+        is covered by declaring its examples, without writing a test."""
+        raise NotImplementedError(f"{cls.__name__} declares no examples")
+
+    def reduced(self) -> SamplingScheme | None:
+        """A simpler scheme identical in law to this one for amplification (the same
+        multiplicity law and the same theorem), ``None`` for "no subsampling at all" (rate 1,
+        m = n without replacement), or ``self``. The accountant does *not* use it — the
+        conformance suite checks that both give the same answer, which is how a defect at a
+        boundary (issue 15: Poisson at rate 1) shows itself."""
+        return self
 
     @property
     @abc.abstractmethod
@@ -207,6 +234,14 @@ class Poisson(SamplingScheme):
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.bernoulli(self.rate)
 
+    @classmethod
+    def examples(cls):
+        rates = (1e-9, 1e-6, 0.01, 0.5, 1 - 1e-12, 1.0)
+        return [cls(r) for r in rates] + [cls(r, n=n) for r in (0.01, 1.0) for n in (1, 10)]
+
+    def reduced(self):
+        return None if self.rate == 1.0 else self
+
     @property
     def eta(self) -> float:
         return self.rate
@@ -274,6 +309,13 @@ class WithoutReplacement(SamplingScheme):
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.bernoulli(self.m / self.n)
 
+    @classmethod
+    def examples(cls):
+        return [cls(n, m) for n in (1, 10, 1000) for m in sorted({1, max(n - 1, 1), n})]
+
+    def reduced(self):
+        return None if self.m == self.n else self
+
     @property
     def eta(self) -> float:
         from .._numerics import div_up
@@ -313,6 +355,10 @@ class WithReplacement(SamplingScheme):
 
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.point(1).then_with_replacement(self.n, self.m)
+
+    @classmethod
+    def examples(cls):
+        return [cls(n, m) for n in (1, 10, 1000) for m in sorted({1, max(n - 1, 1), n})]
 
     def _draw(self, n, rng):
         return rng.integers(0, n, size=self.m)
@@ -405,6 +451,29 @@ class StageChain(SamplingScheme):
             size_in = size
         return pmf
 
+    @classmethod
+    def examples(cls):
+        return [cls(10, [("wor", 10)]), cls(10, [("wr", 4)]),
+                cls(100, [("wr", 50), ("wor", 30), ("wr", 20)])]
+
+    def reduced(self):
+        # stages without replacement that keep everything change nothing
+        size_in = self.n
+        kept = []
+        for kind, size in self.stages:
+            if not (kind == "wor" and size == size_in):
+                kept.append((kind, size))
+            size_in = size
+        if not kept:
+            return None
+        if len(kept) == 1:
+            kind, size = kept[0]
+            if kind == "wr" and self.stages[0] == kept[0]:
+                return WithReplacement(self.n, size)
+            if kind == "wor" and self.stages[0] == kept[0]:
+                return WithoutReplacement(self.n, size)
+        return self
+
     @property
     def first_stage_eta(self) -> float:
         """η₁ = P(the record is selected by the first stage), rounded up."""
@@ -483,6 +552,18 @@ class MustOW(_Must):
                                         b)
         return (("wor", b), ("wr", m))
 
+    @classmethod
+    def examples(cls):
+        return [cls(10, 10, 4), cls(10, 1, 1), cls(10, 9, 9), cls(10, 4, 10),
+                cls(1000, 1000, 10), cls(1000, 20, 20), cls(1000, 500, 10)]
+
+    def reduced(self):
+        if self.b == self.n:  # stage I keeps every record: WR(n, m)
+            return WithReplacement(self.n, self.m)
+        if self.m == 1:  # one uniform draw from a uniform b-subset: one uniform record
+            return WithoutReplacement(self.n, 1)
+        return self
+
 
 class MustWO(_Must):
     """MUST.WO(n, b, m): b draws with replacement, then m of them without replacement
@@ -500,6 +581,13 @@ class MustWO(_Must):
                                         m)
         return (("wr", b), ("wor", m))
 
+    @classmethod
+    def examples(cls):
+        return [cls(10, 10, 10), cls(10, 1, 1), cls(10, 10, 4), cls(1000, 500, 10)]
+
+    def reduced(self):
+        return WithReplacement(self.n, self.m)  # Corollary 6: identical in law
+
 
 class MustWW(_Must):
     """MUST.WW(n, b, m): b draws with replacement, then m draws with replacement from them
@@ -513,3 +601,13 @@ class MustWW(_Must):
 
     def _stage_list(self, n, b, m):
         return (("wr", b), ("wr", m))
+
+    @classmethod
+    def examples(cls):
+        return [cls(10, 10, 10), cls(10, 1, 1), cls(10, 4, 10), cls(1000, 500, 10),
+                cls(1000, 10, 1)]
+
+    def reduced(self):
+        if self.m == 1:  # one draw from a slot holding a uniform record
+            return WithReplacement(self.n, 1)
+        return self
