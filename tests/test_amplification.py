@@ -230,8 +230,17 @@ def test_stage_chain_uses_first_stage_eta():
     prof = amplify(GaussianMechanism(1.0, relation="substitute"), chain)
     assert prof.eta == pytest.approx(chain.first_stage_eta) and prof.eta > chain.eta
     assert "first-stage" in prof.theorem
+    # MUST.WW: the proved bound maps ε with the η of min(b, m) draws (between the chain's η₁
+    # and the published Theorem 5(c)'s η = P(K ≥ 1)), and says so
     must = amplify(GaussianMechanism(1.0, relation="substitute"), MustWW(100, 60, 20))
-    assert must.eta == pytest.approx(MustWW(100, 60, 20).eta)
+    assert must.eta == pytest.approx(WithReplacement(100, 20).eta)
+    assert MustWW(100, 60, 20).eta < must.eta < chain.first_stage_eta
+    assert must.certified and "proved" in must.theorem
+    published = amplify(GaussianMechanism(1.0, relation="substitute"),
+                        MustWW(100, 60, 20, bound="published"))
+    assert published.eta == pytest.approx(MustWW(100, 60, 20).eta)
+    assert not published.certified and "estimate" in published.theorem
+
 
 
 def test_large_schemes_are_fast_and_finite():

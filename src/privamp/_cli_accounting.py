@@ -189,7 +189,8 @@ def _accountant(args, mech, scheme, outer, steps):
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
-    return {"accountant": args.accountant, "mechanism": describe_mechanism(mech),
+    return {"accountant": args.accountant, "certified": acc.certified,
+            "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
             "details": acc.details}
 
@@ -223,7 +224,8 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
     # certified ends rounded outward in the text (the JSON has the exact floats)
     low = ("none (upper bound only)" if bracket.lower is None else num_down(bracket.lower))
     note = acc.details.get("lower_note")
-    print(table([given, f"{answer} (certified upper)", "lower end of bracket"],
+    kind = "certified upper" if acc.certified else "estimate, not proved"
+    print(table([given, f"{answer} ({kind})", "lower end of bracket"],
                 [[num(value), num_up(bracket.upper), low]]))
     if note:
         print(note)
@@ -302,6 +304,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"Calibrated {res.parameter} = {value}: certified epsilon "
           f"{num_up(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
           f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
+    if res.parameter == "steps" and int(res.value) == args.max_steps:
+        print(f"(the --max-steps limit, {args.max_steps}: more steps may meet the target too)")
     return 0
 
 

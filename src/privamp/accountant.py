@@ -177,6 +177,17 @@ class Accountant:
     def steps(self) -> int:
         return sum(ev.count for ev in self._events)
 
+    @property
+    def certified(self) -> bool:
+        """Whether every bound the ledger rests on is proved. False when an event uses an
+        unproved theorem (MUST.WW with ``bound="published"``): its numbers are estimates."""
+        for ev in self._events:
+            if ev.scheme is not None and not ev.scheme.certified:
+                return False
+            if not getattr(ev.mechanism, "certified", True):
+                return False
+        return True
+
     def _require_events(self) -> None:
         if not self._events:
             raise InvalidParameterError("events", "at least one composed event (use .add)", "[]")

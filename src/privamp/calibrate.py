@@ -166,9 +166,13 @@ def calibrate(evaluate: Callable[[float], float], *, parameter: str, target_epsi
 def _finish(parameter, value, eps, calls, build, target, delta, backend, report_lower):
     lower = None
     if report_lower and backend == "pld":
-        bracket = build(value).epsilon(delta)
-        lower = bracket.lower
-        eps = min(eps, bracket.upper)
+        try:
+            bracket = build(value).epsilon(delta)
+        except NumericalError:  # the default accuracy is beyond the memory bound here: the
+            bracket = None      # search's certified value stands, without a lower end
+        if bracket is not None:
+            lower = bracket.lower
+            eps = min(eps, bracket.upper)
     return Calibration(parameter, value, eps, lower, target, delta, backend, calls)
 
 
@@ -261,12 +265,26 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     max_steps = check_int("max_steps", max_steps, "[1, inf)")
 
-    def build(t):
-        return Accountant(backend).add(mechanism, int(t), scheme=scheme, relation=relation)
+    def build(t, error=None):
+        return Accountant(backend, upper_error=error).add(mechanism, int(t), scheme=scheme,
+                                                          relation=relation)
 
-    def evaluate(t):
-        return build(t).epsilon(delta, lower=False).upper
+    # accuracy relative to the target, not to ε(t): far below the target (10^7 steps of tiny
+    # losses) a relative target would ask for grids beyond the memory bound, which would count
+    # as infeasible; 1e-5 of the target still decides "≤ target" to that precision
+    def evaluate(t, error=1e-5):
+        return build(t, error * target if backend == "pld" else None).epsilon(
+            delta, lower=False).upper
 
+    # the permissive end first, coarsely (still certified): when even max_steps meets the target
+    # there is nothing to search
+    try:
+        at_max = evaluate(max_steps, 1e-2)
+    except NumericalError:
+        at_max = math.inf
+    if at_max <= target:
+        return _finish("steps", max_steps, at_max, 1, build, target, delta, backend,
+                       report_lower)
     # exponential search for an infeasible upper end keeps the work logarithmic
     hi = 1
     while hi < max_steps:

@@ -98,6 +98,9 @@ class PrivacyProfile(abc.ABC):
     #: bound is not monotone for small datasets). Only a curve has a meaningful lower end of a
     #: composition bracket.
     is_curve: bool = True
+    #: Whether the bound rests on a proved theorem (False: an estimate, e.g. MUST Theorem 5(c)
+    #: for MUST.WW as published, for which no complete proof is known).
+    certified: bool = True
 
     # ----------------------------------------------------------------------------------------
     # subclass interface

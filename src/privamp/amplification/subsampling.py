@@ -132,7 +132,11 @@ def _theorem(scheme: SamplingScheme, relation: NeighbouringRelation) -> str:
     if isinstance(scheme, MustWO):
         return "MUST Corollary 6 (MUST.WO = WR, substitution)"
     if isinstance(scheme, MustWW):
-        return "MUST Theorem 5(c) (MUST.WW, substitution; printed as '(c) MUST.OW')"
+        if scheme.bound == "published":
+            return ("MUST Theorem 5(c) as published (MUST.WW, substitution; printed as "
+                    "'(c) MUST.OW'; not proved: an estimate)")
+        return ("privamp's proved MUST.WW bound (substitution; eta of min(b, m) draws, "
+                "docs/certification.md)")
     return "privamp first-stage coupling bound (stage chain, substitution)"
 
 
@@ -165,6 +169,7 @@ class AmplifiedProfile(PrivacyProfile):
         self.multiplicity = scheme.multiplicity()
         self.eta = _amplification_eta(scheme)
         self.theorem = _theorem(scheme, relation)
+        self.certified = scheme.certified and getattr(base, "certified", True)
         lw = self.multiplicity.log_pmf
         self._ks = np.flatnonzero(lw[1:] > -np.inf) + 1
         self._log_w = lw[self._ks]

@@ -147,7 +147,7 @@ def _right_end(curve: PairCurve, log_budget: float) -> float:
     def excess(e):
         val = curve.log_upper(np.atleast_1d(np.asarray(e, dtype=float)))
         if np.isfinite(log_inf):
-            with np.errstate(invalid="ignore"):
+            with np.errstate(invalid="ignore", divide="ignore"):
                 val = val + np.log1p(-np.exp(np.minimum(log_inf - val, 0.0)))
         return val
 
@@ -455,7 +455,8 @@ def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
     if grid_step is not None:
         return grid_step, grid_step, target_w
     h_u = _grid_for(target_u, total, slope)
-    h_l = _grid_for(max(target_w - target_u, target_w / 2) / 2, total, slope)
+    h_l = (_grid_for(max(target_w - target_u, target_w / 2) / 2, total, slope)
+           if math.isfinite(target_w) else math.inf)
     return h_u, h_l, target_w
 
 
@@ -477,9 +478,14 @@ def _ceil_pow(n: int, base: int) -> int:
     return p
 
 
-def _clip_grid(h: float, ranges_by_set) -> float:
+def _clip_grid(h: float, ranges_by_set, total: int = 1) -> float:
+    """At most the accuracy-driven spacing h, with at least :data:`_MIN_POINTS` points per step
+    range for up to 1,000 steps (so that short compositions resolve each step), fewer beyond
+    (the composed law is smooth, and the accuracy estimate rules: 10^9 steps of losses spanning
+    1e-5 would otherwise need 10^7-point grids)."""
     span = min(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
-    return float(min(h, max(span, 1e-6) / _MIN_POINTS, 0.05))
+    points = _MIN_POINTS * min(1.0, math.sqrt(1000.0 / max(total, 1)))
+    return float(min(h, max(span, 1e-6) / max(points, 20.0), 0.05))
 
 
 def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error,
@@ -491,8 +497,8 @@ def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_e
     lam = {name: _tilt_for_delta(m, delta, lam_grid) for name, m in mgfs.items()}
     slope = _slope(max(lam.values()), z, var, _max_tilt(lam_grid))
     h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
-    h_u = _clip_grid(h_u, ranges_by_set)
-    h_l = _clip_grid(h_l, ranges_by_set)
+    h_u = _clip_grid(h_u, ranges_by_set, total)
+    h_l = _clip_grid(h_l, ranges_by_set, total)
     return z, mean, var, lam, slope, h_u, h_l, target_w
 
 
@@ -556,8 +562,11 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                          {}, time.perf_counter() - start)
     total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache,
                                                                    range_steps)
+    # without a lower end there is no width to aim at: the upper side's accuracy alone rules
+    width_goal = eps_error if (lower or eps_error is not None) else math.inf
     z, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
-        delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error, grid_step, lam_grid)
+        delta, total, moments, mgfs, ranges_by_set, width_goal, upper_error, grid_step,
+        lam_grid)
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
     if shared_grid and grid_step is None:
         # the finest grids over the δ's of this tail budget, so that they all share them
@@ -642,7 +651,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
             target_u = upper_error or 1e-5 * max(upper, _EPS_FLOOR)
             h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
-                                                 total, slope), h_u), ranges_by_set), all_items)
+                                                 total, slope), h_u), ranges_by_set, total),
+                       all_items)
         h = h_l
         for attempt in range(_MAX_REFINE + 1):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
@@ -694,8 +704,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                              eps_error,
                              eps_error / 10, grid_step)
         all_items = [item for items in sets.values() for item in items]
-        h_u = _clip_grid(h_u, ranges_by_set)
-        h_l = _clip_grid(h_l, ranges_by_set)
+        h_u = _clip_grid(h_u, ranges_by_set, total)
+        h_l = _clip_grid(h_l, ranges_by_set, total)
         if grid_step is None:
             h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
         _check_size(ranges_by_set, h_u, total, var, mean)

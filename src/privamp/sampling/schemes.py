@@ -129,6 +129,12 @@ class SamplingScheme(abc.ABC):
         is covered by declaring its examples, without writing a test."""
         raise NotImplementedError(f"{cls.__name__} declares no examples")
 
+    @property
+    def certified(self) -> bool:
+        """Whether the amplification bound used for this scheme is proved (False only for
+        MUST.WW under the published Theorem 5(c): an estimate)."""
+        return True
+
     def reduced(self) -> SamplingScheme | None:
         """A simpler scheme identical in law to this one for amplification (the same
         multiplicity law and the same theorem), ``None`` for "no subsampling at all" (rate 1,
@@ -589,18 +595,63 @@ class MustWO(_Must):
         return WithReplacement(self.n, self.m)  # Corollary 6: identical in law
 
 
+@dataclass(frozen=True, init=False, repr=False)
 class MustWW(_Must):
     """MUST.WW(n, b, m): b draws with replacement, then m draws with replacement from them
     (Definition 4(c); Theorem 5 prints its part (c) as "MUST.OW", an erratum).
 
-    >>> round(MustWW(1000, 500, 400).eta, 9)
-    0.240907592
+    Parameters
+    ----------
+    n, b, m : int
+    bound : {"proved", "published"}
+        ``"proved"`` (default): privamp's bound, proved in docs/certification.md — the ε map
+        with η* = 1 − (1 − 1/n)^{min(b, m)} (the probability that the record is among the at
+        most min(b, m) stage-I slots the subsample can reach) and the exact multiplicity law
+        in δ'. ``"published"``: MUST Theorem 5(c) as printed, with the smaller η = P(K ≥ 1);
+        no complete proof is known (brute-force evidence only), so results built on it are
+        labelled estimates (:attr:`certified` is False).
+
+    >>> s = MustWW(1000, 500, 400)
+    >>> round(s.eta, 9), round(s.amplification_eta, 9), s.certified
+    (0.240907592, 0.329814094, True)
+    >>> MustWW(1000, 500, 400, bound="published").certified
+    False
     """
 
+    bound: str = "proved"
     kind: ClassVar[str] = "must-ww"
+
+    def __init__(self, n: int, b: int, m: int, bound: str = "proved"):
+        if bound not in ("proved", "published"):
+            raise InvalidParameterError("bound", "'proved' or 'published'", bound)
+        object.__setattr__(self, "bound", bound)
+        super().__init__(n, b, m)
 
     def _stage_list(self, n, b, m):
         return (("wr", b), ("wr", m))
+
+    @property
+    def certified(self) -> bool:
+        return self.bound == "proved"
+
+    @property
+    def amplification_eta(self) -> float:
+        """η* = 1 − (1 − 1/n)^{min(b, m)} (proved), or P(K ≥ 1) (Theorem 5(c) as published).
+
+        Proof of the proved form (docs/certification.md): given the stage-II assignment π of
+        the m draws to stage-I slots (independent of the data), the subsample is a
+        deterministic replication of u = |π(draws)| ≤ min(b, m) i.i.d. uniform records — WR(n,
+        u) — so the mechanism is a data-independent mixture over π of WR(n, u) mechanisms;
+        BBG Theorem 10 bounds each with η_u = 1 − (1 − 1/n)^u ≤ η* (a larger η is valid), the
+        coupling distance being the copies K of the record, and the hockey-stick divergence is
+        jointly convex."""
+        if self.bound == "published":
+            return self.eta
+        return MultiplicityPmf.point(1).then_with_replacement(self.n, min(self.b, self.m)).eta
+
+    def __repr__(self) -> str:
+        tail = ", bound='published'" if self.bound == "published" else ""
+        return f"MUST.WW(n={self.n}, b={self.b}, m={self.m}{tail})"
 
     @classmethod
     def examples(cls):
