@@ -66,7 +66,9 @@ def register(sub, plot_sub) -> None:
     p.add_argument("--group-size", type=int_in("[1, inf)"), default=1, dest="group_size",
                    help="white-box group privacy for this many records (--sampling none only)")
     p.add_argument("--orders", type=float, nargs="+", default=None,
-                   help="strictly increasing orders > 1 ('inf' allowed); default: 200 orders "
+                   help="strictly increasing orders > 1 ('inf' allowed; with --sampling, "
+                        "finite orders up to 1e6: the subsampled bounds cost about one term "
+                        "per unit of order; --method lower: orders >= 2); default: 200 orders "
                         "from 1.01 to 1e4 and inf")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_rdp)
