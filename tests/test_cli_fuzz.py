@@ -20,7 +20,8 @@ sys.modules["fuzz_cli"] = fuzz_cli
 spec.loader.exec_module(fuzz_cli)
 
 #: The cheap commands, fuzzed here with the quick values (the others: by the script).
-COMMANDS = ["profile", "rdp", "mixing", "iteration", "ou"]
+COMMANDS = ["profile", "epsilon", "rdp", "mixing", "iteration", "ou", "plot profile",
+            "plot aligned", "plot ou-mse", "plot sweep", "experiment efficiency"]
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +38,8 @@ def test_every_command_has_a_base():
 @pytest.mark.parametrize("command", COMMANDS)
 def test_contract_under_garbage(command, files):
     failures = []
-    for _, argv in fuzz_cli.cases(quick=True, only=[command]):
-        if argv[0] != command:  # "profile" also matches "plot profile"
+    for name, argv in fuzz_cli.cases(quick=True, only=[command]):
+        if name != command:  # "profile" also matches "plot profile"
             continue
         verdict, status, out, err = fuzz_cli.run([*argv, "--json"], limit=60.0)
         if verdict not in ("ok", "slow"):
