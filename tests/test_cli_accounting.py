@@ -58,8 +58,8 @@ def test_text_output(capsys):
     assert main(["epsilon", *G, *P, "--steps", "100", "--delta", "1e-5"]) == 0
     out = capsys.readouterr().out
     assert "epsilon (certified upper)" in out and "100 steps of the gaussian" in out
-    assert main(["calibrate", *G, "--target-epsilon", "1", "--delta", "1e-5", "--steps", "3",
-                 "--calibrate", "sigma"]) == 0
+    assert main(["calibrate", "--mechanism", "gaussian", "--target-epsilon", "1", "--delta",
+                 "1e-5", "--steps", "3", "--calibrate", "sigma"]) == 0
     assert "Calibrated sigma" in capsys.readouterr().out
 
 

@@ -92,7 +92,7 @@ def test_rdp_table_output(capsys):
     ([*G, "--orders"], "--orders"),
     ([*G, "--sampling", "poisson", "--rate", "1.5"], "--rate must be a real number in [0, 1]"),
     ([*G, "--sampling", "poisson"], "--rate is required"),
-    ([*G, "--rate", "0.1"], "--rate applies to --sampling poisson"),
+    ([*G, "--rate", "0.1"], "--rate does not apply to --sampling none"),
     ([*G, "--sampling", "wor", "--n", "10", "--m", "20"], "--m must be an integer in [0, n]"),
     ([*G, "--sampling", "wor", "--n", "10"], "--n and --m are required"),
     ([*G, "--sampling", "wor", "--n", "0", "--m", "0"], "--n must be"),

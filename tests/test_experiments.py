@@ -206,7 +206,7 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path):
     line = run_error(["experiment", "bootstrap", "--scheme", "must-wo", "--b", "10"], capsys)
     assert "--m must be at most b = 10" in line
     line = run_error(["experiment", "logistic", "--data", str(tmp_path / "none.csv")], capsys)
-    assert "--data must be an existing CSV file" in line
+    assert "--data must be an existing, readable CSV file" in line
     bad = tmp_path / "bad.csv"
     bad.write_text("age,income\n1,0\n")
     line = run_error(["experiment", "logistic", "--data", str(bad)], capsys)
@@ -217,7 +217,7 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path):
     line = run_error(["experiment", "linear", "--step-epsilon", "-1"], capsys)
     assert "--step-epsilon must be" in line
     line = run_error(["experiment", "efficiency", "--n", "100"], capsys)
-    assert "--n, --b and --m go together" in line
+    assert "--n, --m and --b (for the must-* schemes) go together" in line
     line = run_error(["experiment", "linear", "--relation", "add-remove", "--scheme", "wor"],
                      capsys)
     assert "add-remove" in line

@@ -215,8 +215,13 @@ def test_paper_run_without_data_skips_the_adult_artifacts(tmp_path, fake_must_bu
 
 
 def test_data_reaches_the_artifacts(tmp_path, fake_must_builds):
-    data = tmp_path / "adult.csv"
-    data.write_text("x\n")
+    from privamp.applications.experiments import ADULT_COLUMNS, ADULT_LABEL
+
+    data = tmp_path / "adult.csv"  # a valid file: run() reads --data before building anything
+    columns = [*ADULT_COLUMNS, ADULT_LABEL]
+    data.write_text(",".join(columns) + "\n"
+                    + "".join(",".join(["1"] * (len(columns) - 1) + [str(i % 2)]) + "\n"
+                              for i in range(4)))
     records = run(["must-figS4", "must-table5"], tmp_path / "out", data=data)
     assert [r["id"] for r in records] == ["must-figS4", "must-table5"]
     assert all("skipped" not in r and r["parameters"]["data"] == str(data) for r in records)

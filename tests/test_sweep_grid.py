@@ -133,3 +133,35 @@ def test_bad_files(tmp_path):
                        '[[grid]]\nrate = -1\n')
     with pytest.raises(InvalidParameterError, match=r"grid\[1\]\.rate must be"):
         read_grid(subgrid)
+
+
+@pytest.mark.parametrize(("axes", "grids", "parameter", "text"), [
+    ({"sampling": "wor", "n": 10, "m": [5, 20]}, [], "m", "at most n = 10"),
+    ({}, [{"sampling": "poisson", "rate": 0.1}, {"sampling": "must-wo", "n": 10, "b": 5,
+                                                  "m": 6}], "grid[2].m", "at most b = 5"),
+    ({"sampling": "must-ow", "n": 10, "b": 20, "m": 5}, [], "b", "at most n = 10"),
+    ({"sampling": "wor", "n": 10, "m": 5, "relation": "add-remove"}, [], "relation",
+     "not analysed under the 'add-remove' relation"),
+])
+def test_rows_the_library_refuses_are_refused_with_the_grid(axes, grids, parameter, text):
+    """m > n, b > n, m > b, an unsupported relation: refused by expand, naming the axis (and
+    the sub-grid) and the row, before anything is computed."""
+    with pytest.raises(InvalidParameterError) as info:
+        expand({**BASE, **axes}, grids)
+    assert info.value.parameter == parameter
+    assert text in str(info.value) and "in the row" in str(info.value)
+
+
+def test_calibrated_sizes_are_not_checked_before_they_exist():
+    (cfg,) = expand({"mechanism": "gaussian", "sigma": 1.0, "sampling": "must-ow", "n": 100,
+                     "b": 50, "steps": 10, "delta": 1e-5, "query": "calibrate",
+                     "calibrate": "m", "target_epsilon": 1.0})
+    assert cfg.m is None and cfg.calibrate == "m"
+
+
+def test_binary_grid_file(tmp_path):
+    path = tmp_path / "grid.toml"
+    path.write_bytes(b"\xff\xfe" + "sigma = 1".encode("utf-16-le"))
+    with pytest.raises(InvalidParameterError, match="UTF-8") as info:
+        read_grid(path)
+    assert info.value.parameter == "grid"

@@ -28,6 +28,7 @@ import numpy as np
 
 from ._cli_common import (
     CliError,
+    add_image_out,
     add_mechanism_options,
     add_sampling_options,
     build_mechanism,
@@ -35,13 +36,15 @@ from ._cli_common import (
     describe_mechanism,
     describe_scheme,
     emit_json,
+    int_in,
     num,
     num_down,
     num_up,
     register_option_names,
     table,
 )
-from .errors import PrivampError
+from ._validation import check_real
+from .errors import UnsupportedCombinationError
 from .relations import NeighbouringRelation
 
 __all__ = ["register"]
@@ -91,7 +94,7 @@ def register(sub, plot_sub) -> None:
         p = sub.add_parser(name, help=help_text)
         add_mechanism_options(p)
         add_sampling_options(p)
-        p.add_argument("--steps", type=int, required=True,
+        p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
                        help="number of composed steps (>= 1)")
         if name == "epsilon":
             p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
@@ -113,13 +116,14 @@ def register(sub, plot_sub) -> None:
     c.add_argument("--target-epsilon", type=float, required=True, dest="target_epsilon",
                    help="target epsilon (> 0)")
     c.add_argument("--delta", type=float, required=True, help="delta in (0, 1)")
-    c.add_argument("--steps", type=int, default=None,
+    c.add_argument("--steps", type=int_in("[1, inf)"), default=None,
                    help="number of steps (required unless --calibrate steps)")
     c.add_argument("--calibrate", choices=_CALIBRATED, default=None,
                    help="the parameter to calibrate (default: the noise, --sigma or --scale, "
                         "of the mechanism)")
-    c.add_argument("--max-steps", type=int, default=10**9, dest="max_steps",
-                   help="largest number of steps considered by --calibrate steps")
+    c.add_argument("--max-steps", type=int_in("[1, inf)"), default=None, dest="max_steps",
+                   help="largest number of steps considered by --calibrate steps (default "
+                        "10^9)")
     _add_accountant_options(c)
     c.set_defaults(func=_cmd_calibrate)
 
@@ -135,19 +139,22 @@ def register(sub, plot_sub) -> None:
                            "(default 1): sensitivity C under add/remove (Poisson), 2C under "
                            "substitution (WOR, WR, MUST); --sigma is the same noise for every "
                            "scheme, noise multiplier z = sigma/C")
-    pc.add_argument("--n", type=int, required=True, help="dataset size")
-    pc.add_argument("--m", type=int, required=True, help="subsample size (Poisson rate m/n)")
-    pc.add_argument("--b", type=int, default=None, help="MUST stage-I size (default n/2)")
+    pc.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
+    pc.add_argument("--m", type=int_in("[1, inf)"), required=True,
+                    help="subsample size (Poisson rate m/n)")
+    pc.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                    help="MUST stage-I size (must-* schemes; default n/2)")
     pc.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
-    pc.add_argument("--max-steps", type=int, default=10_000, dest="max_steps",
-                    help="largest number of steps (default 10000)")
-    pc.add_argument("--points", type=int, default=8, help="step counts per curve (default 8)")
+    pc.add_argument("--max-steps", type=int_in("[2, 1e15]"), default=10_000, dest="max_steps",
+                    help="largest number of steps, up to 10^15 (default 10000)")
+    pc.add_argument("--points", type=int_in("[2, 1000]"), default=8,
+                    help="step counts per curve, 2 to 1000 (default 8)")
     pc.add_argument("--schemes", nargs="+", default=["poisson", "wor", "wr", "must-ow"],
                     choices=("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww"),
                     help="sampling schemes (default poisson wor wr must-ow)")
     pc.add_argument("--accountants", nargs="+", default=["pld", "rdp"],
                     choices=("pld", "rdp"), help="accountants (default pld rdp)")
-    pc.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    add_image_out(pc)
     pc.add_argument("--json", action="store_true", help="print one JSON object")
     pc.set_defaults(func=_cmd_plot_composition)
 
@@ -243,16 +250,24 @@ def _cmd_delta(args: argparse.Namespace) -> int:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from . import calibrate as cal
 
-    scheme = build_scheme(args)
-    parameter = args.calibrate or ("scale" if args.mechanism == "laplace" else "sigma")
+    parameter = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(args.mechanism)
+    if parameter is None:
+        raise CliError(f"--mechanism {args.mechanism} has no noise to calibrate: give "
+                       "--calibrate rate, steps, b or m")
     if parameter in ("sigma", "scale"):
         wanted = "gaussian" if parameter == "sigma" else "laplace"
         if args.mechanism != wanted:
             raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
     if parameter != "steps" and args.steps is None:
         raise CliError("--steps is required unless --calibrate steps")
-    progress = _Progress(not args.json)
     _group(args)
+    natural = {"rate": "add-remove", "b": "substitute", "m": "substitute"}.get(parameter)
+    if natural is not None and args.relation not in (None, natural):
+        raise CliError(f"--calibrate {parameter} is analysed under --relation {natural} only, "
+                       f"not {args.relation}")
+    # the scheme is built from its sizes, except the one calibrated (which is not given)
+    scheme = build_scheme(args) if parameter in ("sigma", "scale", "steps") else None
+    progress = _Progress(not args.json)
     if parameter in ("sigma", "scale"):
         progress(f"calibrating {parameter}")
         res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
@@ -261,19 +276,21 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                                   backend=args.accountant)
         mech_desc = {"name": args.mechanism, "sensitivity": args.sensitivity}
     elif parameter == "rate":
-        if scheme is not None and args.sampling != "poisson":
-            raise CliError("--calibrate rate needs --sampling poisson (or none)")
+        if args.sampling not in ("none", "poisson"):
+            raise CliError(f"--calibrate rate needs --sampling poisson (or none), not "
+                           f"--sampling {args.sampling}")
         mech, _, _ = _event(args, scheme=_poisson_placeholder())
         progress("calibrating the sampling rate")
         res = cal.calibrate_rate(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, backend=args.accountant)
         mech_desc = describe_mechanism(mech)
     elif parameter == "steps":
-        mech, scheme, outer = _event(args)
+        mech, scheme, outer = _event(args, scheme=scheme)
         progress("calibrating the number of steps")
         res = cal.calibrate_steps(args.target_epsilon, args.delta, mechanism=mech,
                                   scheme=scheme, relation=outer if scheme is not None else None,
-                                  max_steps=args.max_steps, backend=args.accountant)
+                                  max_steps=10**9 if args.max_steps is None else args.max_steps,
+                                  backend=args.accountant)
         mech_desc = describe_mechanism(mech)
     else:
         if args.sampling not in ("must-ow", "must-wo", "must-ww"):
@@ -334,10 +351,10 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     from .relations import clipped_sum_sensitivity
     from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
-    if args.points < 2:
-        raise CliError("--points must be at least 2")
-    if args.max_steps < 2:
-        raise CliError("--max-steps must be at least 2")
+    check_real("delta", args.delta, "(0, 1)")
+    if "poisson" in args.schemes and args.m > args.n:
+        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
+                       f"m/n); got {args.m}")
     b = args.b if args.b is not None else max(1, args.n // 2)
     steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
     schemes = {
@@ -348,11 +365,11 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         "must-wo": lambda: MustWO(args.n, b, args.m),
         "must-ww": lambda: MustWW(args.n, b, args.m),
     }
+    built = {name: schemes[name]() for name in args.schemes}  # sizes checked before computing
     progress = _Progress(not args.json)
     curves = []
     clip = args.sensitivity
-    for name in args.schemes:
-        scheme = schemes[name]()
+    for name, scheme in built.items():
         outer, base = resolve_relations(scheme, args.relation)
         per_step = argparse.Namespace(**vars(args))
         if args.mechanism != "randomized-response":  # a clipped sum: C or 2C
@@ -367,7 +384,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                 try:
                     values.append(acc.epsilon(args.delta, lower=False).upper
                                   if backend == "pld" else acc.epsilon(args.delta).upper)
-                except PrivampError:
+                except UnsupportedCombinationError:
                     if backend == "rdp":  # no RDP bound for this scheme: the curve is left out
                         values = None
                         break

@@ -9,10 +9,10 @@ format. ::
     privamp experiment efficiency --draws 10000
 
 Defaults are the paper's parameters; ``--quick`` runs a small version (fewer repeats,
-replicates or draws). With ``--json`` each prints one object with ``epsilon``, ``delta``,
-``sigma``, ``scheme`` and the utility metrics (``rmse`` for bootstrap and linear, ``accuracy``
-and ``auc`` for logistic; the efficiency command prints its tables). Long runs show a progress
-bar on stderr, only on a terminal and never with ``--json``.
+replicates or draws; a count given explicitly wins). With ``--json`` each prints one object
+with ``epsilon``, ``delta``, ``sigma``, ``scheme`` and the utility metrics (``rmse`` for
+bootstrap and linear, ``accuracy`` and ``auc`` for logistic; the efficiency command prints its
+tables). Long runs show a progress bar on stderr, only on a terminal and never with ``--json``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ._cli_common import (
     CliError,
     Parser,
     emit_json,
+    int_in,
     num,
     num_down,
     num_up,
@@ -89,9 +90,10 @@ def register(sub, plot_sub) -> None:
     b = exp_sub.add_parser("bootstrap", help="experiment 1: DP bootstrap of a mean and a "
                                              "variance (Tables 4, 5)")
     _scheme_options(b, n=300, m=30, b=50)
-    b.add_argument("--replicates", type=int, default=500,
-                   help="bootstrap subsamples per dataset (default 500)")
-    b.add_argument("--repeats", type=int, default=200, help="simulated datasets (default 200)")
+    b.add_argument("--replicates", type=int_in("[2, inf)"), default=None,
+                   help="bootstrap subsamples per dataset, >= 2 (default 500; --quick 100)")
+    b.add_argument("--repeats", type=int_in("[2, inf)"), default=None,
+                   help="simulated datasets, >= 2 (default 200; --quick 20)")
     b.add_argument("--bounds", type=float, nargs=2, default=[-4.0, 4.0], metavar=("L", "U"),
                    help="public bounds the data are clipped to (default -4 4)")
     b.add_argument("--confidence", type=float, default=0.95,
@@ -102,7 +104,7 @@ def register(sub, plot_sub) -> None:
     lin = exp_sub.add_parser("linear", help="experiment 2: DP-SGD linear regression "
                                             "(Algorithm 2, Tables 6, 7)")
     _scheme_options(lin, n=1000, m=100, b=200)
-    _sgd_options(lin, steps=200, clip=3.0, lr=0.04, repeats=200)
+    _sgd_options(lin, steps=200, clip=3.0, lr=0.04, repeats=200, quick=10, least=2)
     _noise_options(lin, step_epsilon=0.01)
     lin.set_defaults(func=_cmd_linear)
 
@@ -111,22 +113,26 @@ def register(sub, plot_sub) -> None:
     log.add_argument("--data", required=True,
                      help="the preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv)")
     _scheme_options(log, n=None, m=300, b=500)
-    _sgd_options(log, steps=1000, clip=3.0, lr=0.01, repeats=5)
+    _sgd_options(log, steps=1000, clip=3.0, lr=0.01, repeats=5, quick=1, least=1)
     _noise_options(log, step_epsilon=0.0005)
     log.set_defaults(func=_cmd_logistic)
 
     eff = exp_sub.add_parser("efficiency", help="Tables 9, 10: distinct records per subsample "
                                                 "and sampling time relative to WOR")
-    eff.add_argument("--draws", type=int, default=10_000,
-                     help="subsamples drawn per scheme and setting (default 10000)")
-    eff.add_argument("--n", type=int, default=None,
+    eff.add_argument("--draws", type=int_in("[1, inf)"), default=None,
+                     help="subsamples drawn per scheme and setting (default 10000; --quick "
+                          "1000)")
+    eff.add_argument("--n", type=int_in("[1, inf)"), default=None,
                      help="one setting (n, b, m) instead of the paper's three")
-    eff.add_argument("--b", type=int, default=None, help="MUST stage-I size (with --n)")
-    eff.add_argument("--m", type=int, default=None, help="subsample size (with --n)")
+    eff.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                     help="MUST stage-I size (with --n, for must-* schemes)")
+    eff.add_argument("--m", type=int_in("[1, inf)"), default=None,
+                     help="subsample size (with --n)")
     eff.add_argument("--schemes", nargs="+", choices=_SCHEMES, default=list(_SCHEMES),
                      help="schemes (default: all six)")
-    eff.add_argument("--seed", type=int, default=0, help="seed of the random generator")
-    eff.add_argument("--quick", action="store_true", help="1000 draws")
+    eff.add_argument("--seed", type=int_in("[0, inf)"), default=0,
+                     help="seed of the random generator (>= 0)")
+    eff.add_argument("--quick", action="store_true", help="1000 draws (unless --draws)")
     eff.add_argument("--json", action="store_true", help="print one JSON object")
     eff.set_defaults(func=_cmd_efficiency)
 
@@ -135,24 +141,31 @@ def _scheme_options(p, *, n, m, b) -> None:
     p.add_argument("--scheme", choices=_SCHEMES, default="poisson",
                    help="sampling scheme (default poisson, rate m/n)")
     if n is not None:
-        p.add_argument("--n", type=int, default=n, help=f"dataset size (default {n})")
-    p.add_argument("--m", type=int, default=m, help=f"subsample size (default {m})")
-    p.add_argument("--b", type=int, default=b, help=f"MUST stage-I size (default {b})")
+        p.add_argument("--n", type=int_in("[1, inf)"), default=n,
+                       help=f"dataset size (default {n})")
+    p.add_argument("--m", type=int_in("[1, inf)"), default=m,
+                   help=f"subsample size (default {m})")
+    p.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                   help=f"MUST stage-I size (must-* schemes; default {b})")
     p.add_argument("--relation", choices=("add-remove", "substitute"), default=None,
                    help="relation on the whole dataset (default: the scheme's natural one)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random generator")
-    p.add_argument("--quick", action="store_true", help="a small version (for CI)")
+    p.add_argument("--seed", type=int_in("[0, inf)"), default=0,
+                   help="seed of the random generator (>= 0)")
+    p.add_argument("--quick", action="store_true",
+                   help="a small version (for CI): fewer repeats (and replicates), unless "
+                        "given")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _sgd_options(p, *, steps, clip, lr, repeats) -> None:
-    p.add_argument("--steps", type=int, default=steps, help=f"iterations T (default {steps})")
+def _sgd_options(p, *, steps, clip, lr, repeats, quick, least) -> None:
+    p.add_argument("--steps", type=int_in("[1, inf)"), default=steps,
+                   help=f"iterations T (default {steps})")
     p.add_argument("--clip", type=float, default=clip, dest="clip_norm",
                    help=f"gradient clipping norm C (default {clip:g})")
     p.add_argument("--learning-rate", type=float, default=lr, dest="learning_rate",
                    help=f"learning rate (default {lr:g})")
-    p.add_argument("--repeats", type=int, default=repeats,
-                   help=f"independent runs (default {repeats})")
+    p.add_argument("--repeats", type=int_in(f"[{least}, inf)"), default=None,
+                   help=f"independent runs, >= {least} (default {repeats}; --quick {quick})")
 
 
 def _noise_options(p, *, step_epsilon) -> None:
@@ -167,6 +180,17 @@ def _noise_options(p, *, step_epsilon) -> None:
     p.add_argument("--delta", type=float, default=None,
                    help="delta of the whole run, and the per-step delta before amplification "
                         "(default 1/n)")
+
+
+def _size(args, name: str, default: int, quick: int) -> int:
+    """``--NAME`` if given, else the ``--quick`` value or the paper's (``default``)."""
+    value = getattr(args, name)
+    return value if value is not None else (quick if args.quick else default)
+
+
+def _stage_one(args) -> dict:
+    """``b=`` for the experiment functions: only when given (the default is theirs)."""
+    return {} if args.b is None else {"b": args.b}
 
 
 def _noise(args) -> dict:
@@ -220,10 +244,9 @@ def _fmt(x) -> str:
 
 
 def _cmd_bootstrap(args: argparse.Namespace) -> int:
-    quick = {"replicates": 100, "repeats": 20} if args.quick else {}
-    r = _run(args, "bootstrap_experiment", args.scheme, n=args.n, m=args.m, b=args.b,
-             replicates=quick.get("replicates", args.replicates),
-             repeats=quick.get("repeats", args.repeats), delta=args.delta,
+    r = _run(args, "bootstrap_experiment", args.scheme, n=args.n, m=args.m, **_stage_one(args),
+             replicates=_size(args, "replicates", 500, 100),
+             repeats=_size(args, "repeats", 200, 20), delta=args.delta,
              bounds=tuple(args.bounds), relation=args.relation, confidence=args.confidence,
              seed=args.seed, **_noise(args))
     if args.json:
@@ -253,8 +276,8 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
 
 
 def _cmd_linear(args: argparse.Namespace) -> int:
-    repeats = 10 if args.quick else args.repeats
-    r = _run(args, "linear_experiment", args.scheme, n=args.n, b=args.b, m=args.m,
+    repeats = _size(args, "repeats", 200, 10)
+    r = _run(args, "linear_experiment", args.scheme, n=args.n, **_stage_one(args), m=args.m,
              steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
              delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
              **_noise(args))
@@ -280,8 +303,8 @@ def _cmd_linear(args: argparse.Namespace) -> int:
 
 
 def _cmd_logistic(args: argparse.Namespace) -> int:
-    repeats = 1 if args.quick else args.repeats
-    r = _run(args, "logistic_experiment", args.data, args.scheme, b=args.b, m=args.m,
+    repeats = _size(args, "repeats", 5, 1)
+    r = _run(args, "logistic_experiment", args.data, args.scheme, **_stage_one(args), m=args.m,
              steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
              delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
              **_noise(args))
@@ -308,10 +331,12 @@ def _cmd_logistic(args: argparse.Namespace) -> int:
 def _cmd_efficiency(args: argparse.Namespace) -> int:
     settings = None
     if args.n is not None or args.m is not None or args.b is not None:
-        if args.n is None or args.m is None or args.b is None:
-            raise CliError("privamp experiment efficiency: error: --n, --b and --m go together")
+        must = any(s.startswith("must") for s in args.schemes)
+        if args.n is None or args.m is None or (must and args.b is None):
+            raise CliError("--n, --m" + (" and --b (for the must-* schemes)" if must else "")
+                           + " go together")
         settings = [(args.n, args.b, args.m)]
-    r = _run(args, "efficiency_experiment", settings, draws=1000 if args.quick else args.draws,
+    r = _run(args, "efficiency_experiment", settings, draws=_size(args, "draws", 10_000, 1000),
              schemes=args.schemes, seed=args.seed)
     if args.json:
         emit_json(r)

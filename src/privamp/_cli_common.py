@@ -8,16 +8,23 @@ message naming the option for bad input — is implemented once.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
+import re
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._validation import Interval, check_int, check_real
+
 # numbers in text output: the directed rounding of privamp.display (re-exported here)
 from .display import num, num_down, num_up  # noqa: F401
+from .errors import InvalidParameterError, MissingDependencyError, format_value
 from .mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
 from .profiles import GroupPrivacy, PrivacyProfile
 from .relations import NeighbouringRelation
@@ -50,12 +57,97 @@ def register_option_names(names: dict[str, str]) -> None:
 
 
 class CliError(Exception):
-    """A usage error: reported on one line, exit status 2."""
+    """A usage error: reported as one line ``privamp: error: <message>``, exit status 2.
+
+    The message names the option, the rule it breaks and the value."""
 
 
 class Parser(argparse.ArgumentParser):
+    #: Arguments that are negative numbers, not options: -4, -1e-3, -inf (argparse's own
+    #: pattern misses exponents and infinities, so ``--bounds -1e3 1e3`` failed to parse).
+    NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-(inf|infinity|nan)$",
+                                 re.IGNORECASE)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = self.NEGATIVE_NUMBER
+
     def error(self, message: str):  # one line, no usage dump
-        raise CliError(f"{self.prog}: error: {message}")
+        # "argument --n: must be ..." (a checked option type below) reads "--n must be ..."
+        raise CliError(re.sub(r"^argument (\S+): must be ", r"\1 must be ", message))
+
+
+# ---------------------------------------------------------------------------------------------
+# option types: values refused while parsing, before anything is computed
+# ---------------------------------------------------------------------------------------------
+
+
+def int_in(interval: str):
+    """An argparse ``type``: an integer in ``interval`` (``"[1, inf)"``); anything else is refused
+    as ``--option must be an integer in [1, inf); got 0``.
+
+    >>> int_in("[1, inf)")("12")
+    12
+    """
+    iv = Interval.parse(interval)
+
+    def integer(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:  # not an integer literal (also: more than 4300 digits)
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            raise argparse.ArgumentTypeError(f"must be an integer in {iv}; got {shown!r}") \
+                from None
+        try:
+            return check_int("value", value, iv)
+        except InvalidParameterError as exc:
+            shown = format_value(value)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise argparse.ArgumentTypeError(f"must be {exc.rule}; got {shown}") from None
+
+    return integer
+
+
+#: What ``--out`` of the plot commands may end in. matplotlib writes all of these; ``pgf`` (needs
+#: LaTeX) and the raw pixel buffers (``raw``, ``rgba``) are left out.
+IMAGE_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp")
+
+
+def writable_file(text: str, what: str = "a file") -> Path:
+    """A path a command may write: not a folder, in an existing folder we can write to."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"must be {what}, not a folder; got {text!r}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"must be {what} in an existing folder; got {text!r} "
+                                         f"({str(folder)!r} does not exist)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"must be {what} in a folder we can write to; got "
+                                         f"{text!r}")
+    return path
+
+
+def image_path(text: str) -> str:
+    """An argparse ``type`` for ``--out`` of the plot commands: a writable file whose extension
+    is one of :data:`IMAGE_FORMATS` (the format comes from it), with matplotlib installed —
+    all checked before anything is computed."""
+    ext = Path(text).suffix.lower().lstrip(".")
+    if ext not in IMAGE_FORMATS:
+        raise argparse.ArgumentTypeError(
+            "must be an image file name ending in " + ", ".join(f".{e}" for e in IMAGE_FORMATS)
+            + f"; got {text!r}")
+    writable_file(text, "an image file")
+    if importlib.util.find_spec("matplotlib") is None:
+        raise MissingDependencyError("matplotlib", "plots")
+    return text
+
+
+def add_image_out(p: argparse.ArgumentParser) -> None:
+    """``--out FILE`` of a plot command (see :func:`image_path`)."""
+    p.add_argument("--out", required=True, type=image_path, metavar="FILE",
+                   help="output image; the format comes from the extension: "
+                        + ", ".join(IMAGE_FORMATS))
 
 
 
@@ -74,8 +166,8 @@ def add_mechanism_options(p: argparse.ArgumentParser) -> None:
                    help="randomized response: its pure-DP epsilon (>= 0)")
     g.add_argument("--rr-p", type=float, dest="rr_p",
                    help="randomized response: probability of the true bit, in [0, 1]")
-    g.add_argument("--sensitivity", type=float, default=1.0,
-                   help="sensitivity under the relation (default 1)")
+    g.add_argument("--sensitivity", type=float, default=None,
+                   help="gaussian, laplace: sensitivity under the relation (default 1)")
     g.add_argument("--relation", choices=("add-remove", "substitute"), default=None,
                    help="neighbouring relation on the full dataset (default: the sampling "
                         "scheme's natural one; add-remove without sampling). --sensitivity is "
@@ -88,14 +180,16 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sampling", choices=SAMPLINGS, default="none",
                    help="subsampling scheme applied before the mechanism (default none)")
     g.add_argument("--rate", type=float, help="Poisson sampling rate, in (0, 1]")
-    g.add_argument("--n", type=int, help="dataset size (wor, wr, must-*; Poisson under "
-                                         "substitute)")
-    g.add_argument("--b", type=int, help="MUST stage-I size")
-    g.add_argument("--m", type=int, help="subsample size (wor, wr, must-*)")
+    g.add_argument("--n", type=int_in("[1, inf)"),
+                   help="dataset size (wor, wr, must-*; Poisson under --relation substitute)")
+    g.add_argument("--b", type=int_in("[1, inf)"), help="MUST stage-I size (must-*)")
+    g.add_argument("--m", type=int_in("[1, inf)"), help="subsample size (wor, wr, must-*)")
     g.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
                    dest="group_privacy",
-                   help="how group profiles are obtained (default: white-box where available)")
-    g.add_argument("--group-size", type=int, default=1, dest="group_size",
+                   help="how group profiles are obtained (default: white-box where available); "
+                        "for wr and must-*, where the differing record can be drawn several "
+                        "times, and for --group-size without sampling")
+    g.add_argument("--group-size", type=int_in("[1, inf)"), default=1, dest="group_size",
                    help="report the profile for groups of this many records (default 1)")
 
 
@@ -120,6 +214,97 @@ def build_scheme(args: argparse.Namespace):
         return WithReplacement(args.n, args.m)
     cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
     return cls(args.n, args.b, args.m)
+
+
+# ---------------------------------------------------------------------------------------------
+# options that do not apply are refused, never ignored
+# ---------------------------------------------------------------------------------------------
+
+#: The options each mechanism reads.
+MECHANISM_READS = {"gaussian": ("sigma", "sensitivity"), "laplace": ("scale", "sensitivity"),
+                   "randomized-response": ("rr_epsilon", "rr_p")}
+
+#: The size options each sampling scheme reads (commands with ``--rate``; the commands that take
+#: sizes only run Poisson at rate m/n). Poisson also reads ``--n`` under substitution.
+SCHEME_READS = {"none": (), "poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
+                "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
+                "must-ww": ("n", "b", "m")}
+
+_MECHANISM_OPTIONS = ("sigma", "scale", "rr_epsilon", "rr_p", "sensitivity")
+_SIZE_OPTIONS = ("rate", "n", "b", "m")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _flags(names) -> str:
+    return ", ".join(_flag(n) for n in names) if names else "no sampling option"
+
+
+def _scheme_reads(kind: str, args: argparse.Namespace) -> tuple[str, ...]:
+    if not hasattr(args, "rate"):  # a command taking sizes only: Poisson at rate m/n
+        return ("n", "b", "m") if kind.startswith("must") else ("n", "m")
+    reads = SCHEME_READS[kind]
+    if kind == "poisson" and getattr(args, "relation", None) == "substitute":
+        reads = (*reads, "n")  # Balle et al. 2018, Theorem 14 depends on the dataset size
+    return reads
+
+
+def check_applicable(args: argparse.Namespace) -> None:
+    """Refuse every option the chosen mechanism, sampling scheme or calibrated parameter would
+    not read (an ignored option is a silent misunderstanding: ``--rate`` without ``--sampling
+    poisson`` used to answer for unsampled data).
+
+    The one check of every command, called by :func:`privamp.cli.main` after parsing. It reads
+    the namespace: ``mechanism`` and its options (``sigma``, ``scale``, ``rr_epsilon``,
+    ``rr_p``, ``sensitivity``); the scheme(s) in ``sampling``, ``scheme`` or ``schemes`` and
+    the sizes (``rate``, ``n``, ``b``, ``m``); ``group_privacy``; and ``calibrate``. Also fills
+    in ``sensitivity`` (default 1), which is ``None`` while parsing so that it can be checked.
+    """
+    mech = getattr(args, "mechanism", None)
+    if mech in MECHANISM_READS:
+        reads = MECHANISM_READS[mech]
+        for name in _MECHANISM_OPTIONS:
+            if getattr(args, name, None) is not None and name not in reads:
+                raise CliError(f"{_flag(name)} does not apply to --mechanism {mech} (it reads "
+                               f"{_flags(reads)})")
+        if hasattr(args, "sensitivity") and "sensitivity" in reads:
+            if args.sensitivity is None:
+                args.sensitivity = 1.0
+            # as in sweep grids: a query of sensitivity 0 needs no noise and no accounting
+            check_real("sensitivity", args.sensitivity, "(0, inf)")
+    for option in ("sampling", "scheme", "schemes"):
+        if hasattr(args, option):
+            kinds = getattr(args, option)
+            kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+            break
+    else:
+        return
+    reads = sorted({name for kind in kinds for name in _scheme_reads(kind, args)},
+                   key=_SIZE_OPTIONS.index)
+    for name in _SIZE_OPTIONS:
+        if getattr(args, name, None) is not None and name not in reads:
+            raise CliError(f"{_flag(name)} does not apply to --{option} {' '.join(kinds)} "
+                           f"({'it reads' if len(kinds) == 1 else 'they read'} "
+                           f"{_flags(reads)}"
+                           + ("; --n only under --relation substitute" if name == "n"
+                              and "poisson" in kinds and "rate" in reads else "") + ")")
+    if getattr(args, "group_privacy", None) is not None:
+        several = any(k == "wr" or k.startswith("must") for k in kinds)
+        groups = kinds == ["none"] and getattr(args, "group_size", 1) != 1
+        if not (several or groups):
+            raise CliError(f"--group-privacy does not apply to --{option} {' '.join(kinds)} "
+                           "(it chooses the group profiles of wr and must-*, where the "
+                           "differing record can be drawn several times, or of --group-size "
+                           "without sampling)")
+    if hasattr(args, "calibrate"):
+        target = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(mech)
+        if target is not None and getattr(args, target, None) is not None:
+            raise CliError(f"{_flag(target)} is what --calibrate {target} computes; leave it "
+                           "out")
+        if getattr(args, "max_steps", None) is not None and target != "steps":
+            raise CliError("--max-steps applies to --calibrate steps only")
 
 
 def describe_scheme(scheme) -> dict[str, Any]:
@@ -223,7 +408,21 @@ def jsonable(x: Any) -> Any:
     return x
 
 
+#: The warnings a command raises, recorded by :func:`privamp.cli.main` (a list of
+#: ``warnings.WarningMessage``): in the JSON object as ``"warnings"``, or on stderr as
+#: ``privamp: warning: ...`` lines after a text answer; never a multi-line Python warning.
+WARNINGS: list = []
+
+
+def warning_lines() -> list[str]:
+    """The recorded warnings, one line each, without repeats."""
+    lines = (f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in WARNINGS)
+    return list(dict.fromkeys(lines))
+
+
 def emit_json(obj: dict[str, Any]) -> None:
+    if WARNINGS:
+        obj = {**obj, "warnings": warning_lines()}
     sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
 
 

@@ -21,19 +21,21 @@ import numpy as np
 
 from ._cli_common import (
     CliError,
+    add_image_out,
     add_mechanism_options,
     add_sampling_options,
     build_mechanism,
     describe_mechanism,
     describe_scheme,
     emit_json,
+    int_in,
     num,
     num_down,
     num_up,
     register_option_names,
     table,
 )
-from ._validation import check_int, check_real
+from ._validation import check_real
 
 __all__ = ["register"]
 
@@ -47,9 +49,11 @@ def register(sub, plot_sub) -> None:
     pa = plot_sub.add_parser("aligned", help="aligned privacy profiles (MUST Figure 4) of "
                                              "several sampling schemes")
     add_mechanism_options(pa)
-    pa.add_argument("--n", type=int, required=True, help="dataset size")
-    pa.add_argument("--m", type=int, required=True, help="subsample size (Poisson rate m/n)")
-    pa.add_argument("--b", type=int, default=None, help="MUST stage-I size (default n/2)")
+    pa.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
+    pa.add_argument("--m", type=int_in("[1, inf)"), required=True,
+                    help="subsample size (Poisson rate m/n)")
+    pa.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                    help="MUST stage-I size (must-* schemes; default n/2)")
     pa.add_argument("--schemes", nargs="+", default=["wor", "wr", "must-ow", "must-ww"],
                     choices=_SCHEMES, help="sampling schemes (default wor wr must-ow must-ww)")
     pa.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
@@ -58,8 +62,9 @@ def register(sub, plot_sub) -> None:
                     help="smallest base epsilon (default 0.01)")
     pa.add_argument("--eps-max", type=float, default=6.0, dest="eps_max",
                     help="largest base epsilon (default 6)")
-    pa.add_argument("--points", type=int, default=600, help="grid points (default 600)")
-    pa.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    pa.add_argument("--points", type=int_in("[2, 100000]"), default=600,
+                    help="grid points, 2 to 100000 (default 600)")
+    add_image_out(pa)
     pa.add_argument("--json", action="store_true", help="print one JSON object")
     pa.set_defaults(func=_cmd_plot_aligned)
 
@@ -67,18 +72,19 @@ def register(sub, plot_sub) -> None:
                                            "band")
     add_mechanism_options(pd)
     add_sampling_options(pd)
-    pd.add_argument("--steps", type=int, nargs="+", required=True,
+    pd.add_argument("--steps", type=int_in("[1, inf)"), nargs="+", required=True,
                     help="number(s) of composed steps; one curve each")
     pd.add_argument("--eps-min", type=float, default=0.0, dest="eps_min",
                     help="smallest epsilon (default 0)")
     pd.add_argument("--eps-max", type=float, default=5.0, dest="eps_max",
                     help="largest epsilon (default 5)")
-    pd.add_argument("--points", type=int, default=12, help="epsilon values (default 12)")
+    pd.add_argument("--points", type=int_in("[2, 100000]"), default=12,
+                    help="epsilon values, 2 to 100000 (default 12)")
     pd.add_argument("--accountant", choices=("pld", "rdp", "fourier"), default="pld",
                     help="pld (default; certified band), rdp (upper bound only) or fourier")
     pd.add_argument("--delta-error", type=float, default=None, dest="delta_error",
                     help="pld: target relative width of each bracket (default 1e-3)")
-    pd.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    add_image_out(pd)
     pd.add_argument("--json", action="store_true", help="print one JSON object")
     pd.set_defaults(func=_cmd_plot_delta)
 
@@ -98,8 +104,7 @@ def _eps_grid(args, low: str) -> np.ndarray:
     hi = check_real("eps_max", args.eps_max, "(0, inf)")
     if hi <= lo:
         raise CliError(f"--eps-max ({num(hi)}) must be larger than --eps-min ({num(lo)})")
-    points = check_int("points", args.points, "[2, 100000]")
-    return np.linspace(lo, hi, points)
+    return np.linspace(lo, hi, args.points)  # --points: 2 to 100000 (checked while parsing)
 
 
 def _cmd_plot_aligned(args: argparse.Namespace) -> int:
@@ -109,12 +114,15 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
     from .plots import aligned_panel, plot_panels, save_figure
 
     eps = _eps_grid(args, "(0, inf)")
+    if "poisson" in args.schemes and args.m > args.n:
+        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
+                       f"m/n); got {args.m}")
     b = args.b if args.b is not None else max(1, args.n // 2)
+    schemes = {name: build_scheme(argparse.Namespace(  # every size checked before computing
+        sampling=name, rate=args.m / args.n, n=args.n if name != "poisson" else None, b=b,
+        m=args.m)) for name in args.schemes}
     aligned, rows = {}, []
-    for name in args.schemes:
-        ns = argparse.Namespace(sampling=name, rate=args.m / args.n if args.n else None,
-                                n=args.n if name != "poisson" else None, b=b, m=args.m)
-        scheme = build_scheme(ns)
+    for name, scheme in schemes.items():
         mech = build_mechanism(args, scheme.base_relation(scheme.natural_relation))
         a = aligned_profile(amplify(mech, scheme, group_privacy=args.group_privacy), eps)
         aligned[f"{name} ({scheme.natural_relation.value})"] = a
@@ -150,7 +158,7 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
     from .plots import Curve, Panel, plot_panels, save_figure
 
     eps = _eps_grid(args, "[0, inf)")
-    steps = [check_int("steps", s, "[1, inf)") for s in args.steps]
+    steps = args.steps  # each >= 1 (checked while parsing)
     _group(args)
     mech, scheme, outer = _event(args)
     progress = _Progress(not args.json)

@@ -17,7 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import CliError, emit_json, num, num_down, num_up, register_option_names, table
+from ._cli_common import (
+    CliError,
+    add_image_out,
+    emit_json,
+    int_in,
+    num,
+    num_down,
+    num_up,
+    register_option_names,
+    table,
+)
 from ._validation import check_int, check_real
 from .errors import InvalidParameterError
 
@@ -172,14 +182,14 @@ def _ou_mechanism(args: argparse.Namespace):
     chosen = None
     if args.rdp_epsilon is not None:
         if args.theta is not None or args.rho is not None:
-            raise CliError("privamp ou: error: give either --rdp-epsilon or --theta and --rho")
+            raise CliError("give either --rdp-epsilon or --theta and --rho")
         if args.radius is None:
-            raise CliError("privamp ou: error: --rdp-epsilon needs --radius (Theorem 8)")
+            raise CliError("--rdp-epsilon needs --radius (Theorem 8)")
         chosen = _theorem8(args.rdp_epsilon, args.sensitivity, args.radius, args.dimension)
         mech = OrnsteinUhlenbeckMechanism(chosen.theta, chosen.rho, args.t, args.sensitivity)
         return mech, chosen
     if args.theta is None or args.rho is None:
-        raise CliError("privamp ou: error: give --theta and --rho, or --rdp-epsilon")
+        raise CliError("give --theta and --rho, or --rdp-epsilon")
     return OrnsteinUhlenbeckMechanism(args.theta, args.rho, args.t, args.sensitivity), None
 
 
@@ -301,14 +311,6 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def _int(text: str) -> int:
-    """An integer option (ranges are checked by the library, which names the option)."""
-    try:
-        return int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from exc
-
-
 def register(sub, plot_sub) -> None:
     """Add ``mixing``, ``iteration``, ``ou`` and ``plot ou-mse`` to the argparse subparsers."""
     register_option_names(_OPTION_NAMES)
@@ -325,9 +327,9 @@ def register(sub, plot_sub) -> None:
 
     it = sub.add_parser("iteration",
                         help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
-    it.add_argument("--n", "--steps", type=_int, required=True, dest="n",
+    it.add_argument("--n", "--steps", type=int_in("[1, inf)"), required=True, dest="n",
                     help="number of records = steps of the single pass (n >= 1)")
-    it.add_argument("--index", type=_int, nargs="+", default=None,
+    it.add_argument("--index", type=int_in("[1, inf)"), nargs="+", default=None,
                     help="record indices in [1, n] (default: 1, n/2, n-1, n)")
     it.add_argument("--step-size", type=float, required=True, dest="step_size",
                     help="learning rate eta <= 2/(beta + rho)")
@@ -352,7 +354,7 @@ def register(sub, plot_sub) -> None:
                     help="diffusion time t > 0 (default 1)")
     ou.add_argument("--sensitivity", type=float, default=1.0,
                     help="L2 sensitivity of f (default 1)")
-    ou.add_argument("--dimension", type=_int, default=1, help="d (default 1)")
+    ou.add_argument("--dimension", type=int_in("[1, inf)"), default=1, help="d >= 1 (default 1)")
     ou.add_argument("--radius", type=float, help="R with ||f(D)|| <= R")
     ou.add_argument("--norm", type=float, help="||f(D)|| for the MSE (default: R)")
     ou.add_argument("--orders", type=float, nargs="+", help="Renyi orders to print")
@@ -365,10 +367,10 @@ def register(sub, plot_sub) -> None:
                      dest="rdp_epsilon", help="RDP slopes for the parameter choice")
     pou.add_argument("--sensitivity", type=float, default=1.0, help="default 1")
     pou.add_argument("--radius", type=float, default=1.0, help="R (default 1)")
-    pou.add_argument("--dimension", type=_int, default=1, help="d (default 1)")
+    pou.add_argument("--dimension", type=int_in("[1, inf)"), default=1, help="d >= 1 (default 1)")
     pou.add_argument("--t-max", type=float, default=4.0, dest="t_max",
                      help="largest time on the plot (default 4)")
-    pou.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    add_image_out(pou)
     pou.add_argument("--json", action="store_true", help="print one JSON object")
     pou.set_defaults(func=_cmd_plot_ou_mse)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from ._cli_common import emit_json, register_option_names, table
 
@@ -35,8 +36,8 @@ def register(sub, plot_sub) -> None:
     p.add_argument("artifact", metavar="ARTIFACT",
                    help="an artifact id (see 'privamp reproduce list'), a paper (bbg2018, "
                         "wang2019, bbgg2019, must2023), 'all', or 'list'")
-    p.add_argument("--out", default="reproduction",
-                   help="output folder (default ./reproduction)")
+    p.add_argument("--out", default="reproduction", type=_folder,
+                   help="output folder, created if needed (default ./reproduction)")
     p.add_argument("--quick", action="store_true",
                    help="the CI version: fewer Monte-Carlo draws, coarser grids, smaller FFTs")
     p.add_argument("--seed", type=int, default=0,
@@ -47,6 +48,15 @@ def register(sub, plot_sub) -> None:
                         "must-table8-metrics and must-figS4; without it 'all' skips them")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_reproduce)
+
+
+def _folder(text: str) -> str:
+    """``--out``: a folder to write into (new or existing), not a file and not ``""``."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must be a folder name; got ''")
+    if Path(text).exists() and not Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"must be a folder, not a file; got {text!r}")
+    return text
 
 
 def _cmd_list(args: argparse.Namespace) -> int:

@@ -21,7 +21,15 @@ import math
 import sys
 import time
 
-from ._cli_common import CliError, emit_json, num, register_option_names
+from ._cli_common import (
+    CliError,
+    add_image_out,
+    emit_json,
+    int_in,
+    num,
+    register_option_names,
+    writable_file,
+)
 from .errors import InvalidParameterError
 
 __all__ = ["register"]
@@ -37,20 +45,21 @@ def register(sub, plot_sub) -> None:
                                      "'dask' extra)")
     p.add_argument("grid", metavar="GRID.toml",
                    help="TOML file naming the axes (see privamp.sweep.grid)")
-    p.add_argument("--out", required=True,
+    p.add_argument("--out", required=True, type=_table_path,
                    help="result table: Parquet, or CSV (.csv or --format csv)")
     p.add_argument("--format", choices=("parquet", "csv"), default=None, dest="fmt",
                    help="table format (default: from the extension; Parquet otherwise)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="address of an existing Dask scheduler, tcp://host:port (default: a "
                         "local cluster on this machine)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes of the local cluster (default: one per core)")
+    p.add_argument("--workers", type=int_in("[1, 1024]"), default=None,
+                   help="worker processes of the local cluster, 1 to 1024 (default: one per "
+                        "core)")
     p.add_argument("--reuse", choices=("exact", "grid"), default="exact",
                    help="exact (default): every row equals the per-row accountant; grid: PLD "
                         "epsilon rows share rounded (finer) grids, certified but not "
                         "digit-for-digit equal")
-    p.add_argument("--chunk-size", type=int, default=None, dest="chunk_size",
+    p.add_argument("--chunk-size", type=int_in("[1, inf)"), default=None, dest="chunk_size",
                    help="configurations per Dask task (default: automatic, at most 64)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an existing table and discard the parts of another sweep")
@@ -74,9 +83,15 @@ def register(sub, plot_sub) -> None:
     ps.add_argument("--logy", choices=("auto", "yes", "no"), default="auto",
                     help="logarithmic y axis (default: auto)")
     ps.add_argument("--title", default=None, help="figure title")
-    ps.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    add_image_out(ps)
     ps.add_argument("--json", action="store_true", help="print one JSON object")
     ps.set_defaults(func=_cmd_plot_sweep)
+
+
+def _table_path(text: str) -> str:
+    """``--out`` of ``privamp sweep``: a file (not a folder) in an existing folder."""
+    writable_file(text, "a table file")
+    return text
 
 
 class _Bar:
@@ -110,8 +125,8 @@ class _Bar:
 
 def _grid_error(path: str, exc: InvalidParameterError) -> CliError:
     if exc.parameter == "grid":
-        return CliError(f"privamp sweep: error: {exc.render('the grid file')}")
-    return CliError(f"privamp sweep: error: {path}: {exc.render(exc.parameter)}")
+        return CliError(f"{exc.render('the grid file')}")
+    return CliError(f"{path}: {exc.render(exc.parameter)}")
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -155,9 +170,9 @@ def _parse_where(items, columns) -> list[tuple[str, str]]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise CliError(f"privamp plot sweep: error: --where takes COLUMN=VALUE, not {item!r}")
+            raise CliError(f"--where takes COLUMN=VALUE, not {item!r}")
         if name not in columns:
-            raise CliError(f"privamp plot sweep: error: --where: no column {name!r} (columns: "
+            raise CliError(f"--where: no column {name!r} (columns: "
                            f"{', '.join(columns)})")
         out.append((name, value))
     return out
@@ -189,7 +204,7 @@ def _cmd_plot_sweep(args: argparse.Namespace) -> int:
     columns = table.column_names
     for opt, name in (("--x", args.x), ("--y", args.y), *(("--hue", h) for h in args.hue)):
         if name not in columns:
-            raise CliError(f"privamp plot sweep: error: {opt}: no column {name!r} (columns: "
+            raise CliError(f"{opt}: no column {name!r} (columns: "
                            f"{', '.join(columns)})")
     where = _parse_where(args.where, columns)
     rows = [r for r in table.to_pylist()
@@ -198,7 +213,7 @@ def _cmd_plot_sweep(args: argparse.Namespace) -> int:
     rows = [r for r in rows if r["error"] is None and r[args.x] is not None
             and r[args.y] is not None]
     if not rows:
-        raise CliError("privamp plot sweep: error: no rows left to plot (check --where, and "
+        raise CliError("no rows left to plot (check --where, and "
                        f"the error column: {failed} rows failed)")
     # one y per (hue, x): name the inputs that still vary
     fixed = {args.x, args.y, *args.hue}
@@ -219,7 +234,7 @@ def _cmd_plot_sweep(args: argparse.Namespace) -> int:
                 varying.add("(duplicate rows)")
         seen[mark] = r
     if varying:
-        raise CliError(f"privamp plot sweep: error: several rows per line and x value: "
+        raise CliError(f"several rows per line and x value: "
                        f"{', '.join(sorted(varying))} vary; add them to --hue or fix them "
                        "with --where")
     flag = {"auto": None, "yes": True, "no": False}

@@ -20,9 +20,11 @@ import enum
 import functools
 import math
 import numbers
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -38,6 +40,7 @@ __all__ = [
     "check_real",
     "check_real_array",
     "check_rng",
+    "read_text_file",
 ]
 
 E = TypeVar("E", bound=enum.Enum)
@@ -83,8 +86,8 @@ class Interval:
                 if float(f"{v:.{digits}g}") == v:
                     text = f"{v:.{digits}g}"
                     break
-            if v.is_integer() and len(str(int(v))) <= len(text):
-                text = str(int(v))  # "10", not "1e+01"
+            if v.is_integer() and (len(str(int(v))) <= len(text) or abs(v) <= 1e7):
+                text = str(int(v))  # "10", not "1e+01"; "100000", not "1e+05"
             return text
 
         return (
@@ -263,3 +266,43 @@ def check_rng(rng: Any) -> np.random.Generator:
             raise InvalidParameterError("rng", "a non-negative integer seed", rng)
         return np.random.default_rng(rng)
     raise InvalidTypeError("rng", rule, rng)
+
+
+def read_text_file(name: str, path: Any, what: str = "text file") -> str:
+    """The text of the file at ``path`` (UTF-8; a leading byte-order mark is dropped).
+
+    Every failure is an :class:`~privamp.errors.InvalidParameterError` naming ``name``: a path
+    that is missing, a folder or not a regular file, a file that cannot be read, and a binary or
+    mis-encoded file (``what`` says what was expected, e.g. ``"CSV file"``).
+
+    >>> read_text_file("kernel", "/nonexistent.csv", "CSV file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    privamp.errors.InvalidParameterError: kernel must be an existing, readable CSV file; got ...
+    """
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidTypeError(name, f"the path of a {what}", path)
+    p = Path(path)
+    shown = str(path)
+    if not p.exists():
+        raise InvalidParameterError(name, f"an existing, readable {what}", shown)
+    if p.is_dir():
+        raise InvalidParameterError(name, f"a {what}, not a folder", shown)
+    if not p.is_file():
+        raise InvalidParameterError(name, f"a regular {what}", shown)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InvalidParameterError(name, f"a readable {what}", shown,
+                                    detail=exc.strerror or str(exc)) from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InvalidParameterError(name, f"a {what} in UTF-8 text", shown,
+                                    detail=f"a NUL byte at offset {nul}: a binary file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidParameterError(name, f"a {what} in UTF-8 text", shown,
+                                    detail=f"byte {data[exc.start]:#04x} at offset {exc.start} "
+                                           "is not UTF-8: a binary or mis-encoded file") \
+            from None

@@ -12,18 +12,21 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from . import __version__
+from . import __version__, _cli_common
 from ._cli_common import (
     OPTION_NAMES,
     CliError,
     Parser,
+    add_image_out,
     add_mechanism_options,
     add_sampling_options,
     build_scheme,
+    check_applicable,
     describe_mechanism,
     describe_scheme,
     emit_json,
@@ -160,7 +163,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     add_sampling_options(pprof)
     pprof.add_argument("--eps-max", type=float, default=5.0, dest="eps_max",
                        help="largest epsilon on the plot (default 5)")
-    pprof.add_argument("--out", required=True, help="output image (PNG, PDF or SVG)")
+    add_image_out(pprof)
     pprof.add_argument("--json", action="store_true", help="print one JSON object")
     pprof.set_defaults(func=_cmd_plot_profile)
 
@@ -196,21 +199,32 @@ def _command_modules():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``privamp`` console script; returns the exit status."""
+    """Entry point of the ``privamp`` console script; returns the exit status.
+
+    Bad input is exit status 2 and one line ``privamp: error: ...`` on stderr (the option, the
+    rule and the value); options that do not apply to the chosen mechanism or scheme are bad
+    input (:func:`~privamp._cli_common.check_applicable`).
+    """
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
-        return args.func(args)
+        with warnings.catch_warnings(record=True) as caught:
+            _cli_common.WARNINGS = caught
+            args = parser.parse_args(argv)
+            check_applicable(args)
+            status = args.func(args)
+        if status == 0 and not getattr(args, "json", False):
+            for line in _cli_common.warning_lines():
+                print(f"privamp: warning: {line}", file=sys.stderr)
+        return status
     except CliError as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
+        message = str(exc)
     except InvalidParameterError as exc:
-        name = OPTION_NAMES.get(exc.parameter, exc.parameter)
-        print(f"privamp: error: {exc.render(name)}", file=sys.stderr)
-        return 2
+        message = exc.render(OPTION_NAMES.get(exc.parameter, exc.parameter))
     except PrivampError as exc:
-        print(f"privamp: error: {exc}", file=sys.stderr)
-        return 2
+        message = str(exc)
     except OSError as exc:
-        print(f"privamp: error: {exc}", file=sys.stderr)
-        return 2
+        message = str(exc)
+    finally:
+        _cli_common.WARNINGS = []
+    print(f"privamp: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2

@@ -49,7 +49,8 @@ def plot_profiles(
     """Plot δ(ε) for several labelled profiles on one set of axes; returns the figure.
 
     With ``log_scale`` the δ axis is logarithmic (profiles span many decades); points where
-    δ = 0 are not drawn, and a profile that reaches 0 gets a marker at its pure ε.
+    δ = 0 are not drawn, and a profile that reaches 0 gets a marker at its pure ε. When every
+    δ is 0 (a perfectly private mechanism) the axis is linear instead.
     """
     plt = _pyplot()
     eps = np.asarray(eps, dtype=float)
@@ -58,8 +59,9 @@ def plot_profiles(
     else:
         fig = ax.figure
     styles = ("-", "--", "-.", ":")  # coinciding curves stay visible
-    for i, (label, profile) in enumerate(curves):
-        delta = np.asarray(profile.delta(eps), dtype=float)
+    deltas = [np.asarray(profile.delta(eps), dtype=float) for _, profile in curves]
+    log_scale = log_scale and any(np.any(d > 0) for d in deltas)  # nothing to log-scale
+    for i, ((label, profile), delta) in enumerate(zip(curves, deltas, strict=True)):
         shown = np.where(delta > 0, delta, np.nan) if log_scale else delta
         (line,) = ax.plot(eps, shown, label=label, linewidth=1.8,
                           linestyle=styles[(i // 10 + i) % len(styles)] if i else "-")

@@ -251,3 +251,189 @@ def binary_composition_epsilon(pairs, steps, delta) -> float:
             lo, hi = (mid, hi) if delta_of(mid) > delta else (lo, mid)
         worst = max(worst, hi)
     return float(worst)
+
+
+# ---------------------------------------------------------------------------------------------
+# T = 1: base profiles and amplification theorems, evaluated from their formulas with mpmath
+# ---------------------------------------------------------------------------------------------
+
+_mp = mpmath.mpf
+
+
+def gaussian_family_theta(mech):
+    """θ = Δ/σ of a Gaussian-noise mechanism, from its public parameters (None otherwise)."""
+    name = getattr(mech, "registry_name", "")
+    if name not in ("gaussian", "brownian-motion", "ornstein-uhlenbeck"):
+        return None
+    d = _mp(mech.sensitivity)
+    if name == "gaussian":
+        return d / _mp(mech.sigma)
+    if name == "brownian-motion":
+        return d / mpmath.sqrt(2 * _mp(mech.t))
+    if name == "ornstein-uhlenbeck":
+        th, rho, t = _mp(mech.theta), _mp(mech.rho), _mp(mech.t)
+        noise = mpmath.sqrt(rho**2 / th * (1 - mpmath.e ** (-2 * th * t)))
+        return mpmath.e ** (-th * t) * d / noise
+    return None
+
+
+def base_delta(mech, k: int, eps):
+    """δ_k(ε) of the base mechanism for groups of k (white-box), or None if not known here."""
+    eps = _mp(eps)
+    name = getattr(mech, "registry_name", "")
+    theta = gaussian_family_theta(mech)
+    if theta is not None:
+        th = k * theta
+        if th == 0:
+            return _mp(0)
+        return mpmath.ncdf(th / 2 - eps / th) - mpmath.e**eps * mpmath.ncdf(-th / 2 - eps / th)
+    if name == "laplace":
+        a = k * _mp(mech.sensitivity) / _mp(mech.scale)
+        return max(_mp(0), 1 - mpmath.e ** ((eps - a) / 2)) if eps < a else _mp(0)
+    if name in ("randomized-response", "randomized-membership"):
+        p = _mp(mech.p)  # the bit changes at most once however many records change
+        hi, lo = max(p, 1 - p), min(p, 1 - p)
+        return max(_mp(0), hi - mpmath.e**eps * lo)
+    if k != 1:
+        return None
+    if name == "approx-dp":
+        e0, d0 = _mp(mech.epsilon), _mp(mech.delta)
+        return d0 + (1 - d0) * max(_mp(0), mpmath.e**e0 - mpmath.e**eps) / (1 + mpmath.e**e0)
+    if name == "discrete-pair":
+        p = [_mp(x) for x in mech.p]
+        q = [_mp(x) for x in mech.q]
+        a = mpmath.e**eps
+        return max(mpmath.fsum(max(_mp(0), x - a * y) for x, y in zip(p, q, strict=True)),
+                   mpmath.fsum(max(_mp(0), y - a * x) for x, y in zip(p, q, strict=True)))
+    return None
+
+
+def _binom_pmf(k, n, p):
+    return mpmath.binomial(n, k) * _mp(p) ** k * (1 - _mp(p)) ** (n - k)
+
+
+def _hypergeom_pmf(k, population, successes, draws):
+    return (mpmath.binomial(successes, k) * mpmath.binomial(population - successes, draws - k)
+            / mpmath.binomial(population, draws))
+
+
+_LAWS: dict = {}
+
+
+def multiplicity_law(scheme) -> dict[int, mpmath.mpf]:
+    """P(K = k): copies of the differing record in one subsample, from the definitions."""
+    if scheme not in _LAWS:
+        _LAWS[scheme] = _multiplicity_law(scheme)
+    return _LAWS[scheme]
+
+
+def _multiplicity_law(scheme) -> dict[int, mpmath.mpf]:
+    kind = scheme.kind
+    if kind == "poisson":
+        return {0: 1 - _mp(scheme.rate), 1: _mp(scheme.rate)}
+    if kind == "wor":
+        return {0: 1 - _mp(scheme.m) / scheme.n, 1: _mp(scheme.m) / scheme.n}
+    if kind == "wr":
+        return {k: _binom_pmf(k, scheme.m, _mp(1) / scheme.n) for k in range(scheme.m + 1)}
+    law = {1: _mp(1)}  # a chain of stages (MUST schemes are chains)
+    size_in = scheme.n
+    for stage, size in scheme.stages:
+        new: dict[int, mpmath.mpf] = {}
+        for j, pj in law.items():
+            if stage == "wor":
+                ks = range(max(0, size - (size_in - j)), min(j, size) + 1)
+                terms = {k: _hypergeom_pmf(k, size_in, j, size) for k in ks}
+            else:
+                terms = {k: _binom_pmf(k, size, _mp(j) / size_in) for k in range(size + 1)}
+            for k, pk in terms.items():
+                if pk > 0:
+                    new[k] = new.get(k, _mp(0)) + pj * pk
+        law = new
+        size_in = size
+    return law
+
+
+def amplification_eta(scheme, law):
+    """The η of the theorem's ε map: P(K ≥ 1), except the first-stage probability for a
+    general stage chain (privamp's first-stage coupling bound)."""
+    if scheme.kind == "chain":
+        stage, size = scheme.stages[0]
+        if stage == "wor":
+            return _mp(size) / scheme.n
+        return 1 - (1 - _mp(1) / scheme.n) ** size
+    return 1 - law.get(0, _mp(0))
+
+
+def amplified_delta(mech, scheme, eps_prime):
+    """δ'(ε') of the amplification theorem for ``scheme`` (BBG Thms 8–11, MUST Thm 5, the
+    stage-chain bound), or None where a group profile is not known here."""
+    law = multiplicity_law(scheme)
+    eta = amplification_eta(scheme, law)
+    eps_prime = _mp(eps_prime)
+    eps = mpmath.log(1 + (mpmath.e**eps_prime - 1) / eta)
+    total = _mp(0)
+    for k, w in law.items():
+        if k == 0 or w < _mp(10) ** -60:
+            continue
+        d = base_delta(mech, k, eps)
+        if d is None:
+            return None
+        total += w * d
+    return total
+
+
+def theorem14_delta(mech, rate, n, eps_prime):
+    """BBG Theorem 14 (Poisson under substitution, datasets of size n), with the extended
+    profile for ε_k < 0 (catalogue erratum E3)."""
+    g = _mp(rate)
+    eps_prime = _mp(eps_prime)
+    if g == 1:
+        return base_delta(mech, 1, eps_prime)
+    eps = mpmath.log(1 + (mpmath.e**eps_prime - 1) / g)
+    beta = mpmath.e ** (eps_prime - eps)
+
+    def ext(e):
+        if e >= 0:
+            return base_delta(mech, 1, e)
+        return 1 - mpmath.e**e + mpmath.e**e * base_delta(mech, 1, -e)
+
+    inner = _mp(0)
+    for k in range(1, n + 1):
+        gk = _binom_pmf(k - 1, n - 1, g)
+        if k < n:
+            inner += gk * ext(eps + mpmath.log(g / (1 - g) * (_mp(n) / k - 1)))
+        else:
+            inner += gk
+    return g * beta * base_delta(mech, 1, eps) + g * (1 - beta) * inner
+
+
+def one_step_delta(mech, scheme, relation, eps_prime):
+    """δ of one step of ``mech`` on ``scheme`` under the outer ``relation`` (None: unknown)."""
+    if base_delta(mech, 1, 0) is None:
+        return None
+    if scheme is None:
+        return base_delta(mech, 1, eps_prime)
+    if scheme.kind == "poisson" and relation.value == "substitute":
+        if scheme.n is None:  # Theorem 14 needs the dataset size (privamp refuses without)
+            return None
+        return theorem14_delta(mech, scheme.rate, scheme.n, eps_prime)
+    return amplified_delta(mech, scheme, eps_prime)
+
+
+def one_step_epsilon(mech, scheme, relation, delta):
+    """ε(δ) of one step (the smallest ε with δ(ε) ≤ delta; inf if none below 1e4)."""
+    f = lambda e: one_step_delta(mech, scheme, relation, e)  # noqa: E731
+    delta = _mp(delta)
+    if f(0) is None:
+        return None
+    if f(0) <= delta:
+        return 0.0
+    lo, hi = _mp(0), _mp(1)
+    while f(hi) > delta:
+        lo, hi = hi, 2 * hi
+        if hi > 1e4:
+            return math.inf
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(mid) > delta else (lo, mid)
+    return float(hi)

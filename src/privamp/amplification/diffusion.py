@@ -515,7 +515,9 @@ def post_processed_gaussian_mse(sigma: float, dimension: int, radius: float) -> 
     d = check_int("dimension", dimension, "[1, inf)")
     r = check_real("radius", radius, "(0, inf)")
     v = d * s * s
-    return v / (1.0 + v / (r * r))
+    # 1/(1/v + 1/R²), with no R² (it underflows for tiny R) and v = inf allowed
+    inverse = 1.0 / v + (1.0 / r) / r
+    return 1.0 / inverse if inverse > 0 else math.inf
 
 
 def ou_mse_ratio(theta: float, rho: float, t: Any, dimension: int, norm: float):
@@ -607,11 +609,14 @@ def ou_parameters(epsilon: float, sensitivity: float, radius: float,
     d = check_real("sensitivity", sensitivity, "(0, inf)")
     r = check_real("radius", radius, "(0, inf)")
     dim = check_int("dimension", dimension, "[1, inf)")
-    a = dim * d * d / (2.0 * eps * r * r)
+    ratio = d / r  # Δ/R first: R² alone may underflow to 0 (or Δ² overflow)
+    a = dim * ratio * ratio / (2.0 * eps)
     theta = math.log1p(a)
     if not (math.isfinite(theta) and theta > 0):
         raise InvalidParameterError("epsilon", "such that log(1 + dΔ²/(2ϵR²)) is a positive "
-                                    "finite number", eps)
+                                    "finite number", eps,
+                                    detail=f"dΔ²/(2ϵR²) = {a:g} with d = {dim}, Δ = {d:g}, "
+                                           f"R = {r:g}")
     with np.errstate(over="ignore"):
         em1 = math.expm1(2 * theta) if 2 * theta < 709 else math.inf
     rho2 = theta * d * d / (2.0 * eps * em1)

@@ -58,7 +58,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._numerics import ULP, log1mexp, log_expm1, mul_up, next_up, round_up_log
-from .._validation import check_pmf, check_real, check_real_array
+from .._validation import check_pmf, check_real, check_real_array, read_text_file
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..profiles import PrivacyProfile
 
@@ -589,12 +589,7 @@ def read_kernel_csv(path: str | os.PathLike, *, tolerance: float = 1e-9) -> Mark
     0.7
     """
     tol = check_real("tolerance", tolerance, "[0, 1)")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise InvalidParameterError("kernel", "a readable CSV file", str(path),
-                                    detail=exc.strerror or str(exc)) from exc
+    lines = read_text_file("kernel", path, "CSV file").splitlines()
     rows: list[list[float]] = []
     header_allowed = True
     for number, line in enumerate(lines, start=1):

@@ -71,7 +71,7 @@ import numpy as np
 from .. import _special
 from .._numerics import ULP
 from .._validation import check_int, check_real, check_real_array, check_rng
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, NumericalError
 from ..mechanisms.gaussian import GaussianMechanism
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import SamplingScheme
@@ -181,6 +181,9 @@ class DpBootstrap:
         high = check_real("bounds", high)
         if not low < high:
             raise InvalidParameterError("bounds", "a pair (L, U) with L < U", (low, high))
+        if not math.isfinite(high - low):
+            raise InvalidParameterError("bounds", "a pair (L, U) with U - L a finite float",
+                                        (low, high))
         self.bounds = (low, high)
         outer, base = resolve_relations(scheme, relation)
         self.scheme, self.relation, self.base_relation = scheme, outer, base
@@ -248,7 +251,17 @@ class DpBootstrap:
                 progress(r + 1, reps)
         s1 += gen.normal(0.0, z * d1, size=reps)
         s2 += gen.normal(0.0, z * d2, size=reps)
+        try:
+            with np.errstate(over="raise", invalid="raise"):
+                return self._estimate(s1, s2, n, level, c, h)
+        except (OverflowError, FloatingPointError):
+            raise NumericalError(
+                f"the bootstrap estimates overflow floating point with bounds {self.bounds} and "
+                f"noise multiplier {z:g}: use narrower bounds") from None
+
+    def _estimate(self, s1, s2, n, level, c, h) -> DpBootstrapResult:
         # ---- post-processing of the released (S1, S2) ----------------------------------
+        reps = self.replicates
         b = expected_batch_size(self.scheme, n)
         sigma1, sigma2 = self.noise_std(n)
         m1 = h * s1 / b

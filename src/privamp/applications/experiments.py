@@ -40,6 +40,7 @@ label)`` if given. The noise is calibrated once per scheme, not per repeat.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -48,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_real
+from .._validation import check_choice, check_int, check_real, read_text_file
 from ..errors import InvalidParameterError
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import (
@@ -109,6 +110,9 @@ PAPER_TABLE10 = {
 }
 
 Progress = Callable[[int, int, str], None] | None
+
+#: Dataset sizes the simulation experiments accept (their datasets are drawn in memory).
+SIMULATED_SIZES = "[1, 10000000]"
 
 
 def make_scheme(kind: str, *, n: int, m: int, b: int | None = None,
@@ -187,8 +191,10 @@ def bootstrap_experiment(scheme: str = "wor", *, n: int = 300, m: int = 30, b: i
     (it doubles the running time and does not depend on the scheme).
     """
     repeats = check_int("repeats", repeats, "[2, inf)")
+    seed = check_int("seed", seed, "[0, inf)")
+    n = check_int("n", n, SIMULATED_SIZES)  # the datasets are simulated in memory
+    sch = make_scheme(scheme, n=n, m=m, b=b)  # validates n before 1/n
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
-    sch = make_scheme(scheme, n=n, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.1)
     boot = DpBootstrap(sch, replicates, bounds, delta=delta, relation=relation, **noise)
     rng = np.random.default_rng(seed)
@@ -301,9 +307,11 @@ def linear_experiment(scheme: str = "wor", *, n: int = 1000, b: int = 200, m: in
     (``"epsilon": None``: no privacy statement; :class:`~privamp.applications.DPSGD`).
     """
     repeats = check_int("repeats", repeats, "[2, inf)")
+    seed = check_int("seed", seed, "[0, inf)")
+    n = check_int("n", n, SIMULATED_SIZES)  # the datasets are simulated in memory
+    sch = make_scheme(scheme, n=n, m=m, b=b)  # validates n before 1/n
     delta = 1.0 / n if delta is None else check_real("delta", delta, "(0, 1)")
     beta = np.asarray(coefficients, dtype=float)
-    sch = make_scheme(scheme, n=n, m=m, b=b)
     noise = _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, delta, 0.01)
     sgd = DPSGD(LinearRegression(), scheme=sch, steps=steps, clip_norm=clip_norm,
                 learning_rate=learning_rate, delta=delta, relation=relation,
@@ -383,17 +391,17 @@ def load_adult(path: str | Path, *, include_label: bool = False
     ``income`` ∈ {0, 1}. Raises :class:`~privamp.errors.InvalidParameterError` (parameter
     ``data``) for a missing file, missing columns or non-numeric values.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidParameterError("data", "an existing CSV file", str(path))
-    with p.open(newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InvalidParameterError("data", "a CSV file with a header row", str(path)) \
-                from None
+    reader = csv.reader(io.StringIO(read_text_file("data", path, "CSV file"), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise InvalidParameterError("data", "a CSV file with a header row", str(path)) from None
+    except csv.Error as exc:
+        raise InvalidParameterError("data", "a CSV file", str(path), detail=str(exc)) from None
+    try:
         rows = list(reader)
+    except csv.Error as exc:
+        raise InvalidParameterError("data", "a CSV file", str(path), detail=str(exc)) from None
     needed = (*ADULT_COLUMNS, ADULT_LABEL)
     missing = [c for c in needed if c not in header]
     if missing:
@@ -470,6 +478,7 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
     :func:`linear_experiment`.
     """
     repeats = check_int("repeats", repeats, "[1, inf)")
+    seed = check_int("seed", seed, "[0, inf)")
     features, labels, names = load_adult(data, include_label=include_label)
     rows = labels.size
     n_train = (3 * rows) // 4
@@ -554,9 +563,14 @@ def efficiency_experiment(settings: Sequence[tuple[int, int, int]] | None = None
     machine and on Python overheads (privamp's samplers are NumPy; the paper's are R): compare
     orderings, not numbers.
     """
-    draws = check_int("draws", draws, "[1, inf)")
+    draws = check_int("draws", draws, "[1, 10000000]")  # the counts are kept in memory
+    seed = check_int("seed", seed, "[0, inf)")
     settings = list(PAPER_TABLE9) if settings is None else [tuple(s) for s in settings]
     schemes = [check_choice("scheme", s, SCHEMES) for s in schemes]
+    for n, b, m in settings:  # every setting checked before any timing
+        check_int("n", n, SIMULATED_SIZES)
+        for kind in schemes:
+            make_scheme(kind, n=n, m=m, b=b)
     rng = np.random.default_rng(seed)
     out = []
     total = len(settings) * len(schemes)

@@ -80,7 +80,7 @@ class RandomizedResponseProfile(PrivacyProfile):
             # p ∈ {0, 1}: the bit is revealed exactly. Two distinct point masses have
             # D_{e^ε} = 1 for every ε, including ε = ∞ (the mass outside the other's support).
             return np.zeros(eps.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # used where x < 0
             log_ratio = math.log(self._pmin) - math.log(self._pmax)
             x = eps + log_ratio
             val = math.log(self._pmax) + log1mexp(np.minimum(x, 0.0))

@@ -295,9 +295,11 @@ class RdpCurve:
             if fo.size == 0 or math.isinf(ev):
                 out[i], order_out[i] = (1.0 if fo.size == 0 else 0.0), math.inf
                 continue
-            log_d = (fo - 1.0) * (fe - ev) + (fo - 1.0) * np.log1p(-1.0 / fo) - np.log(fo)
+            with np.errstate(over="ignore"):  # a huge ε or ε_RDP: log δ = ∓inf, fine here
+                log_d = (fo - 1.0) * (fe - ev) + (fo - 1.0) * np.log1p(-1.0 / fo) - np.log(fo)
             j = int(np.argmin(log_d))
-            out[i] = min(1.0, math.exp(float(round_up_log(log_d[j], ulps=16))))
+            # δ ≤ 1 always: log δ > 0 (a bound above 1) is δ = 1, without overflowing exp
+            out[i] = min(1.0, math.exp(min(0.0, float(round_up_log(log_d[j], ulps=16)))))
             order_out[i] = fo[j]
         res = out.reshape(arr.shape)
         val = float(res) if res.ndim == 0 else res

@@ -149,6 +149,22 @@ def _require_relation(base: Any, required: NeighbouringRelation, what: str) -> N
             f"{required.value!r}")
 
 
+#: The largest finite order the subsampled bounds evaluate. They sum about ``order`` terms
+#: (time and memory grow linearly with it: 10^6 takes about a second); ∞ is in closed form.
+MAX_FINITE_ORDER = 1e6
+
+
+def _check_orders(orders: Any) -> np.ndarray:
+    """:func:`check_orders`, and finite orders at most :data:`MAX_FINITE_ORDER`."""
+    o = check_orders(orders)
+    finite = o[np.isfinite(o)]
+    if finite.size and finite[-1] > MAX_FINITE_ORDER:
+        raise InvalidParameterError(
+            "orders", f"real number(s) in (1, {int(MAX_FINITE_ORDER)}] or inf for a subsampled "
+            "bound (its cost grows with the order)", float(finite[-1]))
+    return o
+
+
 def _integer_grid(orders: np.ndarray) -> np.ndarray:
     """Integer orders ≥ 2 needed to bound (by chords) every finite requested order."""
     finite = orders[np.isfinite(orders)]
@@ -229,7 +245,7 @@ def _segment_log1p_sum(terms: np.ndarray, errors: np.ndarray, counts: np.ndarray
         top = np.maximum.reduceat(moved, starts)
         finite_top = np.where(np.isfinite(top), top, 0.0)
         rep = np.repeat(finite_top, counts[nonempty])
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # log(0): top = -inf
             total = np.add.reduceat(np.exp(moved - rep), starts)
             log_sum = np.where(np.isfinite(top), finite_top + np.log(total), top)
         slack = (counts[nonempty] + 4.0) * 2.0 * ULP
@@ -385,7 +401,7 @@ def wbk_upper_bound(base: Any, n: int, m: int, orders: Any = DEFAULT_ORDERS, *,
     [0.0243615461, 0.2587631402]
     """
     gamma = _wor_rate(n, m)
-    o = check_orders(orders)
+    o = _check_orders(orders)
     _require_relation(base, _SUBSTITUTE, "the Wang–Balle–Kasiviswanathan bound (W-8)")
     label = f"WBK upper bound (WOR, gamma={gamma:g})"
     if gamma == 0.0:
@@ -450,7 +466,7 @@ def zhu_wang_upper_bound(base: Any, sampling_rate: float, orders: Any = DEFAULT_
     [0.0196951915, 0.1360481994]
     """
     gamma = _check_rate(sampling_rate)
-    o = check_orders(orders)
+    o = _check_orders(orders)
     _require_relation(base, _ADD_REMOVE, "the Zhu–Wang Poisson bound (W-20)")
     label = f"Zhu-Wang upper bound (Poisson, gamma={gamma:g})"
     if gamma == 0.0:
@@ -504,7 +520,7 @@ def subsampled_lower_bound(base: Any, sampling_rate: float, orders: Any = None, 
     gamma = _check_rate(sampling_rate)
     if orders is None:
         orders = DEFAULT_ORDERS[DEFAULT_ORDERS >= 2]
-    o = check_orders(orders)
+    o = _check_orders(orders)
     if o[0] < 2.0:
         raise InvalidParameterError(
             "orders", "orders >= 2 for the lower bound (stated at integer orders; a non-integer "
@@ -607,7 +623,7 @@ def poisson_gaussian_rdp(noise_multiplier: float, sampling_rate: float,
     """
     nm = check_real("noise_multiplier", noise_multiplier, "(0, inf)")
     q = _check_rate(sampling_rate)
-    o = check_orders(orders)
+    o = _check_orders(orders)
     theta = div_up(1.0, nm)
     label = f"exact Poisson Gaussian (noise multiplier {nm:g}, q={q:g})"
     return _poisson_gaussian(theta, q, o, label)
@@ -710,6 +726,13 @@ def _hazard(x: np.ndarray) -> np.ndarray:
                         + 1e-300)
 
 
+#: Most terms × orders :func:`_fractional` doubles its series to (after a first pass of
+#: ⌈max α⌉ + 64 terms). Series that need more — they converge slowly at tiny θ = Δ/σ (σ ≥
+#: 1e10) — are left to the chord between integer orders, which bounds them; without this cap
+#: they took minutes and gigabytes.
+_SERIES_CELLS = 1 << 21
+
+
 def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
                 max_terms: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) bounds on the exact RDP at non-integer orders ``a`` (0 < q < 1), see
@@ -736,8 +759,10 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
     up = np.full(a.shape, math.nan)
     lo = np.full(a.shape, math.nan)
     pending = np.arange(a.size)
-    n_terms = int(math.ceil(float(a.max()))) + 64
+    n_terms = first = int(math.ceil(float(a.max()))) + 64
     while pending.size:
+        if n_terms > first and pending.size * (n_terms + 2) > _SERIES_CELLS:
+            break  # left uncertified (NaN): the caller bounds these orders by a chord
         aa = a[pending][:, None]
         i = np.arange(n_terms + 2, dtype=float)[None, :]  # the last column: first omitted term
         lc, sg = _log_abs_binom(aa, i)
@@ -896,7 +921,7 @@ def subsampled_rdp(base: Any, *, sampling: str, sampling_rate: float | None = No
                     "only; use method 'zhu-wang' (upper) or 'lower'")
             _require_relation(base, _ADD_REMOVE, "the exact Poisson-subsampled Gaussian RDP")
             q = _check_rate(sampling_rate)
-            return _poisson_gaussian(theta, q, check_orders(orders),
+            return _poisson_gaussian(theta, q, _check_orders(orders),
                                      f"exact Poisson Gaussian (theta={theta:g}, q={q:g})")
         if meth is SubsampledBound.ZHU_WANG:
             return zhu_wang_upper_bound(base, sampling_rate, orders, refine=refine)

@@ -27,6 +27,7 @@ linear and logistic regression: Tables 5–8, Figures 6 and S4) are in
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import time
@@ -38,7 +39,7 @@ import numpy as np
 
 from .. import __version__
 from .._validation import check_int
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MissingDependencyError
 from ._registry import ARTIFACTS, PAPERS, STATUSES, Artifact, Cell, Check, Context, Result
 
 __all__ = [
@@ -148,6 +149,19 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
                                             f"{ARTIFACTS[i].needs}", None)
             if i not in ids:
                 ids.append(i)
+    # everything that can fail is checked before anything is computed
+    readers = [i for i in ids if ARTIFACTS[i].needs]
+    if data is not None:
+        if not readers:
+            raise InvalidParameterError(
+                "data", "left out: none of these artifacts reads a data file (those that do: "
+                + ", ".join(a for a in ARTIFACTS if ARTIFACTS[a].needs) + ")", str(data))
+        from ..applications.experiments import load_adult
+
+        load_adult(data)  # the one data file the artifacts read: the Adult CSV
+    if len(readers) < len(ids) or data is not None:  # something will be built
+        if importlib.util.find_spec("matplotlib") is None:
+            raise MissingDependencyError("matplotlib", "plots")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     ctx = Context(folder, quick=quick, seed=seed,

@@ -26,11 +26,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numerics import ULP, binomial_logpmf, hypergeom_logpmf, log1mexp, logsumexp_signed
+from ..errors import NumericalError
 
 __all__ = ["EXACT_SUPPORT", "TAIL_TOLERANCE", "MultiplicityPmf", "binomial_log_tail_bound"]
 
 #: Supports up to this many points are computed in full (no truncation).
 EXACT_SUPPORT = 20_000
+#: Largest support (number of copies + 1) and number of terms (support × previous support) of a
+#: stage transition: beyond, the computation would take minutes and gigabytes, and is refused.
+MAX_SUPPORT = 10_000_000
+MAX_CELLS = 50_000_000
 #: Larger supports are cut where the tail mass bound is below this (it is then added as δ_k = 1).
 TAIL_TOLERANCE = 1e-300
 _LOG_TAIL_TOLERANCE = math.log(TAIL_TOLERANCE)
@@ -154,9 +159,17 @@ class MultiplicityPmf:
             k_max = _cut_point(size_out, p_top, k_cap)
             new_tail = binomial_log_tail_bound(k_max, size_out, p_top) if k_max < k_cap \
                 else -math.inf
+        keep = lw > -np.inf
+        cells = (k_max + 1) * int(np.count_nonzero(keep))
+        if k_max + 1 > MAX_SUPPORT or cells > MAX_CELLS:
+            how = "with" if kind == "wr" else "without"
+            raise NumericalError(
+                f"{size_out:,} draws {how} replacement from {size_in:,} items can put up to "
+                f"{k_max:,} copies of a record into the subsample: its multiplicity law would "
+                f"need {cells:,} terms (privamp tabulates at most {MAX_SUPPORT:,} copies and "
+                f"{MAX_CELLS:,} terms); ask for a smaller subsample")
         ks = np.arange(k_max + 1, dtype=float)
         js = np.arange(j_max + 1, dtype=float)
-        keep = lw > -np.inf
         js, lwj = js[keep], lw[keep]
         if kind == "wor":
             trans = hypergeom_logpmf(ks[None, :], size_in, js[:, None], size_out)

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_real
+from .._validation import check_choice, check_int, check_real, read_text_file
 from ..errors import InvalidParameterError, InvalidTypeError
 
 __all__ = ["AXES", "Configuration", "expand", "fingerprint", "read_grid"]
@@ -353,12 +353,46 @@ def expand(axes: Mapping[str, Any], grids: Sequence[Mapping[str, Any]] = (), *,
         raise InvalidParameterError(prefix or "axes", f"a grid of at most "
                                     f"{MAX_CONFIGURATIONS:,} configurations", total)
     seen: dict[Configuration, None] = {}
-    for merged in parsed:
+    for i, merged in enumerate(parsed):
+        where = f"{prefix}grid[{i + 1}]." if grids else prefix
         names = list(merged)
         for combo in itertools.product(*(merged[k] for k in names)):
             cfg = Configuration(**dict(zip(names, combo, strict=True))).normalised()
-            seen.setdefault(cfg, None)
+            if cfg not in seen:
+                _preflight(cfg, where)
+                seen[cfg] = None
     return list(seen)
+
+
+def _preflight(cfg: Configuration, where: str) -> None:
+    """Build the configuration's scheme and mechanism (cheap) so that a row the library refuses
+    — m > n without replacement, b > n for MUST, a relation the scheme is not analysed under —
+    is refused with the grid, naming the axis and the row, before anything is computed."""
+    from ..errors import UnsupportedCombinationError
+    from ..relations import NeighbouringRelation
+    from .batch import _mechanism, _scheme
+
+    calibrated = cfg.calibrate if cfg.query == "calibrate" else None
+    try:
+        scheme = None if calibrated in ("rate", "b", "m") else _scheme(cfg)
+        outer = NeighbouringRelation.parse(cfg.relation)
+        base = outer if scheme is None else scheme.base_relation(outer)
+        if calibrated not in ("sigma", "scale"):
+            _mechanism(cfg, base)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{where}{exc.parameter}", exc.rule, exc.value,
+                                    detail=_row(cfg) + (f"; {exc.detail}" if exc.detail
+                                                        else "")) from None
+    except UnsupportedCombinationError as exc:
+        raise InvalidParameterError(f"{where}relation", "a relation the scheme is analysed "
+                                    "under", cfg.relation, detail=f"{_row(cfg)}; {exc}") from None
+
+
+def _row(cfg: Configuration) -> str:
+    """The inputs of a configuration, for error messages."""
+    skip = {"query", "backend"}
+    return "in the row " + ", ".join(f"{f.name}={getattr(cfg, f.name)!r}" for f in fields(cfg)
+                                     if getattr(cfg, f.name) is not None and f.name not in skip)
 
 
 def _parse_axes(axes: Mapping[str, Any], prefix: str) -> dict[str, list]:
@@ -376,12 +410,7 @@ def _parse_axes(axes: Mapping[str, Any], prefix: str) -> dict[str, list]:
 
 def read_grid(path: str | Path) -> list[Configuration]:
     """The configurations of a TOML grid file (see the module doc)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidParameterError("grid", "a readable TOML file", str(path),
-                                    detail=exc.strerror or str(exc)) from None
+    text = read_text_file("grid", path, "TOML file")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -144,11 +144,18 @@ def check_scheduler_address(address: str, timeout: float) -> str:
     return address
 
 
-def _connect(scheduler: str | None, workers: int | None, timeout: float):
+def _require_dask() -> None:
+    """:class:`MissingDependencyError` without the ``dask`` extra."""
     try:
-        from dask.distributed import Client, LocalCluster
+        import dask.distributed  # noqa: F401
     except ImportError as exc:
         raise MissingDependencyError("dask", "dask") from exc
+
+
+def _connect(scheduler: str | None, workers: int | None, timeout: float):
+    _require_dask()
+    from dask.distributed import Client, LocalCluster
+
     if scheduler is None:
         n = workers or os.cpu_count() or 1
         try:
@@ -243,7 +250,12 @@ def run_sweep(configs: Iterable[Configuration], out: str | os.PathLike, *,
     fp = fingerprint(configs, reuse, __version__)
     partial = _partial_dir(out)
     if out.exists() and not overwrite:
-        existing = read_table(out, fmt)
+        try:
+            existing = read_table(out, fmt)
+        except InvalidParameterError as exc:  # the file at --out is not this sweep's table
+            raise InvalidParameterError("out", "a new file, or the table of this same sweep "
+                                        "(use --overwrite to replace it)", str(out),
+                                        detail=exc.detail) from None
         same = (sorted(existing.column("key").to_pylist()) == sorted(keys)
                 and set(existing.column("reuse").to_pylist()) == {reuse})
         if not same:
@@ -254,6 +266,7 @@ def run_sweep(configs: Iterable[Configuration], out: str | os.PathLike, *,
                             time.perf_counter() - start, 0, "none", reuse)
     manifest = {"fingerprint": fp, "rows": len(configs), "reuse": reuse,
                 "privamp": __version__}
+    _require_dask()  # before anything is written: no OUT.partial/ without the extra
     if partial.exists():
         try:
             old = json.loads((partial / "manifest.json").read_text())

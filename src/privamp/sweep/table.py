@@ -104,12 +104,22 @@ def read_table(path: str | os.PathLike, fmt: str | None = None):
             sch = schema()
             opts = csv.ConvertOptions(column_types={f.name: f.type for f in sch},
                                       strings_can_be_null=True)
-            return csv.read_csv(path, convert_options=opts)
-        import pyarrow.parquet as pq
+            table = csv.read_csv(path, convert_options=opts)
+        else:
+            import pyarrow.parquet as pq
 
-        return pq.read_table(path)
+            table = pq.read_table(path)
+        columns = table.column_names  # decodes the names: UnicodeDecodeError if not UTF-8
     except (OSError, ValueError) as exc:
-        # pyarrow raises ArrowInvalid (a ValueError) for files that are not tables
+        # pyarrow raises ArrowInvalid (a ValueError) for files that are not tables, and a
+        # UnicodeDecodeError (a ValueError too) for a binary file read as CSV
+        lines = str(exc).splitlines() or [type(exc).__name__]
         raise InvalidParameterError("results", f"a readable {fmt} result table", str(path),
-                                    detail=str(exc).splitlines()[0]) from None
+                                    detail=lines[0]) from None
+    missing = [name for name in schema().names if name not in columns]
+    if missing:
+        raise InvalidParameterError("results", f"a {fmt} result table of privamp sweep",
+                                    str(path), detail="no column " + ", ".join(missing[:5])
+                                    + (", ..." if len(missing) > 5 else ""))
+    return table
 

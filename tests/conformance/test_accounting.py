@@ -1,0 +1,88 @@
+"""Every (mechanism, scheme, relation, backend) the API accepts, on the boundary grid.
+
+For each case of :func:`conformance.cases.cases` and each backend, one ε(δ) and one δ(ε) query
+(step counts and δ/ε in rotation over the grids, so each value meets every mechanism and
+scheme). Each answer must be a valid bracket or a typed refusal (``PrivampError``: never a
+traceback of another kind, never NaN), contain the exact value where one is known
+independently (:func:`conformance.checks.exact_epsilon`), and overlap the answer of the
+simpler scheme the case reduces to at its boundary (Poisson at rate 1 and WOR with m = n are no
+subsampling; MUST.OW with b = n is WR; MUST.WO is WR; …) — the check that catches a defect
+like issue 15's rate-1 hole.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.cases import BACKENDS, DELTAS, EPSILONS, STEPS, cases
+from conformance.checks import (
+    assert_contains,
+    assert_valid,
+    exact_delta,
+    exact_epsilon,
+    overlap,
+    query,
+)
+from privamp.errors import PrivampError
+
+CASES = cases()
+
+
+def _heavy(case, steps) -> bool:
+    """Cases that take seconds: large WR/MUST multiplicities, long compositions."""
+    s = case.scheme
+    big = s is not None and getattr(s, "n", 0) and s.n >= 1000 and s.kind != "poisson"
+    return bool(big) or steps >= 1000
+
+
+def _grid():
+    out = []
+    for i, case in enumerate(CASES):
+        for j, backend in enumerate(BACKENDS):
+            steps = STEPS[(i + j) % len(STEPS)]
+            delta = DELTAS[(i + 2 * j) % len(DELTAS)]
+            eps = EPSILONS[(i + j) % len(EPSILONS)]
+            marks = [pytest.mark.slow] if _heavy(case, steps) or backend != "pld" else []
+            out.append(pytest.param(case, backend, steps, delta, eps, marks=marks,
+                                    id=f"{case.id}-{backend}-T{steps}-d{delta:g}-e{eps:g}"))
+    return out
+
+
+def _reduced_query(case, steps, backend, **query_kw):
+    mech, scheme, rel = case.build()
+    reduced = scheme.reduced() if scheme is not None else None
+    if scheme is None or reduced is scheme:
+        return None
+    # the reduced scheme's base relation is the same (it is the same theorem's law)
+    return query(mech, reduced, rel, steps, backend, **query_kw)
+
+
+@pytest.mark.parametrize(("case", "backend", "steps", "delta", "eps"), _grid())
+def test_epsilon(case, backend, steps, delta, eps):
+    mech, scheme, rel = case.build()
+    b = query(mech, scheme, rel, steps, backend, delta=delta)
+    if isinstance(b, PrivampError):
+        return  # a clean refusal (checked to be typed by query)
+    assert_valid(b)
+    exact = exact_epsilon(mech, scheme, rel, steps, delta)
+    if exact is not None:
+        assert_contains(b, exact, upper_only=backend == "rdp")
+    other = _reduced_query(case, steps, backend, delta=delta)
+    if other is not None and not isinstance(other, PrivampError):
+        assert overlap(b, other), (b, other)
+
+
+@pytest.mark.parametrize(("case", "backend", "steps", "delta", "eps"), _grid())
+def test_delta(case, backend, steps, delta, eps):
+    mech, scheme, rel = case.build()
+    b = query(mech, scheme, rel, steps, backend, eps=eps)
+    if isinstance(b, PrivampError):
+        return
+    assert_valid(b)
+    assert b.upper <= 1
+    exact = exact_delta(mech, scheme, steps, eps)
+    if exact is not None:
+        assert_contains(b, exact, upper_only=backend == "rdp")
+    other = _reduced_query(case, steps, backend, eps=eps)
+    if other is not None and not isinstance(other, PrivampError):
+        assert overlap(b, other), (b, other)
