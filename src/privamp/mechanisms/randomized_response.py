@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, next_up, round_up_log
+from .._numerics import ULP, log1mexp, next_up, round_down_log, round_up_log
 from .._validation import check_real, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import DiscretePrivacyLoss
@@ -74,6 +74,12 @@ class RandomizedResponseProfile(PrivacyProfile):
             self._pmax, self._pmin = self.p, _one_minus_down(self.p)
         else:
             self._pmax, self._pmin = _one_minus_up(self.p), self.p
+        # the opposite rounding (p_max down, p_min up) for the lower values; for p ≥ ½, 1 − p is
+        # exact (Sterbenz) and both pairs coincide
+        if self.p >= 0.5:
+            self._pmax_lo, self._pmin_hi = self.p, _one_minus_up(self.p)
+        else:
+            self._pmax_lo, self._pmin_hi = _one_minus_down(self.p), self.p
 
     def _log_delta(self, eps):
         if self._pmin == 0.0:
@@ -87,6 +93,23 @@ class RandomizedResponseProfile(PrivacyProfile):
             cond = (np.abs(eps) + abs(log_ratio)) / np.maximum(-x, ULP)  # error of x over |x|
             val = round_up_log(val, 8 * ULP * cond)
         return np.where(x >= 0, -np.inf, val)
+
+    def _log_delta_lower(self, eps):
+        """``log(p_max (1 − e^{ε − ε₀}))`` with p_max rounded down, p_min up, and the exponent
+        x = ε + log p_min − log p_max raised by its rounding error: the two logarithms are within
+        ½ ulp of their magnitudes and the two sums within ½ ulp each, so
+        ``|fl(x) − x| ≤ 2 ulp (|ε| + |log p_min| + |log p_max|)``. Near the kink ε₀ that error
+        is larger than |x| and the value is −inf (δ is within the rounding of ε₀ of zero)."""
+        if self._pmin == 0.0:
+            return np.zeros(eps.shape)  # p ∈ {0, 1}: δ ≡ 1 (exactly representable)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lmin, lmax = math.log(self._pmin_hi), math.log(self._pmax_lo)
+            x = eps + (lmin - lmax)
+            x_up = x + 2 * ULP * (np.abs(eps) + abs(lmin) + abs(lmax))
+            val = np.where(x_up < 0, lmax + log1mexp(np.minimum(x_up, 0.0)), -np.inf)
+            # log1mexp and the sum: a few ulp of the magnitudes (log1mexp ≤ 0, lmax ≤ 0)
+            val = round_down_log(val, ulps=8)
+        return np.where(np.isinf(eps), -np.inf, val)
 
     @property
     def pure_epsilon(self) -> float:
