@@ -581,15 +581,24 @@ class TabulatedProfile(PrivacyProfile):
                 val[before] = np.minimum(1.0, (d[0] + rise) * (1 - ULP) - 2 * _SUBNORMAL)
             val[after] = d[-1]  # the last node's value, exactly
             if np.any(inside):
+                # the chord d_i (1 − t) + d_{i+1} t, a sum of two non-negative terms (no
+                # cancellation next to the right node), with t = expm1(z1)/expm1(z2) and
+                # 1 − t = e^{z1} expm1(y)/expm1(z2), all in logs (no overflow): z1 = ε − ε_i,
+                # y = ε_{i+1} − ε, z2 = ε_{i+1} − ε_i are one subtraction each (½ ulp relative),
+                # which moves log expm1(z) by at most ½ ulp (1 + z); log_expm1 itself is within
+                # 2 ulp (1 + |·|)
                 i = idx[inside]
-                z1 = eps[inside] - e[i]  # ≥ 0, within ½ ulp (one subtraction of floats)
+                z1 = eps[inside] - e[i]
+                y = e[i + 1] - eps[inside]
                 z2 = e[i + 1] - e[i]
-                num = np.expm1(z1)
-                t_up = np.minimum(num / np.expm1(z2) * (1 + (5 + z1 + z2) * ULP), 1.0)
-                drop = (d[i] - d[i + 1]) * (1 + ULP)
-                chord = (d[i] - drop * t_up * (1 + ULP)) * (1 - ULP) - 2 * _SUBNORMAL
+                l1, ly, l2 = log_expm1(z1), log_expm1(y), log_expm1(z2)
+                err_t = 4 * ULP * (3 + z1 + z2 + np.abs(l1) + np.abs(l2))
+                err_s = 4 * ULP * (3 + 2 * z1 + y + z2 + np.abs(ly) + np.abs(l2))
+                t_lo = np.exp(l1 - l2 - err_t) * (1 - 2 * ULP)
+                s_lo = np.exp(z1 + ly - l2 - err_s) * (1 - 2 * ULP)
+                chord = (d[i] * s_lo + d[i + 1] * t_lo) * (1 - 2 * ULP) - 4 * _SUBNORMAL
                 # the chord never goes below the right node; at a node it is the node's value
-                val[inside] = np.where(num == 0.0, d[i], np.maximum(chord, d[i + 1]))
+                val[inside] = np.where(z1 == 0.0, d[i], np.maximum(chord, d[i + 1]))
         with np.errstate(divide="ignore"):
             return round_down_log(np.log(np.maximum(val, 0.0)))
 

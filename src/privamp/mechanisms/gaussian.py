@@ -36,6 +36,7 @@ from .._numerics import (
     bisect_threshold,
     div_up,
     log1mexp,
+    log_expm1,
     mul_up,
     round_down_log,
     round_up_log,
@@ -186,23 +187,27 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
             g = 0.5 * (_special.erf(ab / _SQRT2) + _special.erf(sb / _SQRT2))
             rel_g = _SAFE + (1.2 * dab + 2 * _SUBNORMAL) / g
             # δ = (Φ(a) − Φ(b)) − (e^ε − 1) Φ(b): the gap form, with the second term bounded
-            # the other way (expm1, exp and the product: 4 ulp)
-            expm1_e = np.expm1(e)
+            # the other way, in logs (e^ε − 1 overflows beyond ε ≈ 709; log_expm1 is within
+            # 2 ulp·(1 + |·|), the sum of the two logarithms within ½ ulp of their magnitudes)
+            log_t = log_expm1(e) + lnb
+            err_t = err_lnb + 2 * ULP * (1.0 + np.abs(log_expm1(e))) + ULP * np.abs(lnb) + ULP
+            err_t = np.where(e > 0, err_t, 0.0)  # ε = 0: the term is exactly 0
             if upper:
                 val = round_up_log(value + margin, ulps=16)
                 g_up = g * (1.0 + rel_g)
-                t_lo = expm1_e * np.exp(lnb - err_lnb) * (1 - 4 * ULP)
+                t_lo = np.exp(log_t - err_t) * (1 - 2 * ULP)
                 rest = g_up - t_lo
-                l_gap = np.log(rest) + np.log1p(2 * ULP * (g_up + t_lo) / rest)
+                l_gap = np.where(rest > 0, np.log(rest) + np.log1p(2 * ULP * (g_up + t_lo) / rest),
+                                 np.inf)
                 # δ ≤ Φ(a) always, and δ ≤ Φ(a) − Φ(b) − (e^ε − 1) Φ(b)
-                ceiling = np.minimum(round_up_log(la + err_la, ulps=32),
-                                     round_up_log(l_gap, ulps=32))
+                ceiling = np.fmin(round_up_log(la + err_la, ulps=32),
+                                  round_up_log(l_gap, ulps=32))
                 up[region_b] = np.where(ok & np.isfinite(val), np.minimum(val, ceiling),
                                         ceiling)
             if lower:
                 lo1 = np.where(ok, round_down_log(value - margin, ulps=16), -np.inf)
                 g_lo = g * (1.0 - np.minimum(rel_g, 1.0))
-                t_up = expm1_e * np.exp(lnb + err_lnb) * (1 + 4 * ULP)
+                t_up = np.exp(log_t + err_t) * (1 + 2 * ULP)
                 gap = g_lo - t_up
                 rel_gap = 2 * ULP * (g_lo + t_up) / gap
                 lo2 = np.where((gap > 0) & (rel_gap < 1),

@@ -86,13 +86,17 @@ class RandomizedResponseProfile(PrivacyProfile):
             # p ∈ {0, 1}: the bit is revealed exactly. Two distinct point masses have
             # D_{e^ε} = 1 for every ε, including ε = ∞ (the mass outside the other's support).
             return np.zeros(eps.shape)
+        # x = ε + log p_min − log p_max is within 2 ulp (|ε| + |log p_min| + |log p_max|) of the
+        # exact exponent (two logarithms and two sums); lowering x by that bound raises
+        # 1 − e^x. (Deciding δ = 0 from the computed x alone was wrong at the float just below
+        # the kink: p = 0.75, ε = fl(log 3) − 1 ulp gave 0 where δ = 1e-16.)
         with np.errstate(divide="ignore", invalid="ignore"):
-            log_ratio = math.log(self._pmin) - math.log(self._pmax)
-            x = eps + log_ratio
-            val = math.log(self._pmax) + log1mexp(np.minimum(x, 0.0))
-            cond = (np.abs(eps) + abs(log_ratio)) / np.maximum(-x, ULP)  # error of x over |x|
-            val = round_up_log(val, 8 * ULP * cond)
-        return np.where(x >= 0, -np.inf, val)
+            lmin, lmax = math.log(self._pmin), math.log(self._pmax)
+            x = eps + (lmin - lmax)
+            x_dn = x - 2 * ULP * (np.abs(eps) + abs(lmin) + abs(lmax))
+            val = np.where(x_dn < 0, lmax + log1mexp(np.minimum(x_dn, 0.0)), -np.inf)
+            val = round_up_log(val, ulps=8)
+        return np.where(eps >= self.pure_epsilon, -np.inf, val)
 
     def _log_delta_lower(self, eps):
         """``log(p_max (1 − e^{ε − ε₀}))`` with p_max rounded down, p_min up, and the exponent
@@ -117,7 +121,11 @@ class RandomizedResponseProfile(PrivacyProfile):
             return math.inf
         if self._pmin == self._pmax:
             return 0.0
-        return float(next_up(next_up(math.log(self._pmax) - math.log(self._pmin))))
+        # log p_max − log p_min is within 1.5 ulp (|log p_max| + |log p_min|) of the exact
+        # log ratio (not within 2 ulp of itself: at p = 0.5 + 1e-10 the ratio is 4e-10 and the
+        # logarithms' rounding 1e-16)
+        lmin, lmax = math.log(self._pmin), math.log(self._pmax)
+        return float(next_up(lmax - lmin + 2 * ULP * (abs(lmax) + abs(lmin))))
 
     def _white_box_group(self, k):
         return self
