@@ -727,3 +727,25 @@ def test_old_slack_assumption_was_violated_near_kinks(prof, eps):
         adaptive(lambda: mlog(_tab_exact(prof, eps)))
     assert mp.mpf(old) > exact  # the assumption failed
     assert mp.mpf(new) <= exact
+
+
+@pytest.mark.parametrize("prof", [GaussianProfile(1.0), LaplaceProfile(1.0),
+                                  RandomizedResponseProfile(0.75)], ids=repr)
+def test_lower_discretisation_stays_dominated(prof):
+    """The lower PLD of a profile curve is a dominated pair: its P-masses sum to at most 1 and
+    its hockey-stick curve stays below the upper curve. With tight lower values the default
+    secant slope bounds (rounding ~ulp/τ, formerly hidden by the 1e-11 value gap) let tangent
+    lines cross f: masses summed to 1 + 1.8e-12 for the Gaussian with θ = 1."""
+    from privamp.pld.discretize import lower_masses
+
+    curve = ProfileCurve(prof)
+    h, lo, hi = 1e-3, -8000, 8000
+    m, p_inf = lower_masses(curve, h, lo, hi)
+    assert m.sum() + p_inf <= 1.0
+    losses = np.arange(lo, hi + 1) * h
+    q = m * np.exp(-losses)
+    es = np.concatenate([np.linspace(lo * h, hi * h, 1601), np.linspace(-0.05, 0.05, 401)])
+    f_up = np.exp(curve.log_upper(es))
+    for e, f in zip(es, f_up, strict=True):
+        d = float(np.sum(np.maximum(m - math.exp(e) * q, 0.0))) + p_inf
+        assert d <= f * (1 + 1e-15) + 1e-300, (e, d, f)

@@ -19,7 +19,9 @@ Poisson subsampling under substitution is Theorem 14 of BBG, which is not of tha
 
 Safety: η is rounded up and the inverse map ε'→ε rounded down (both make δ' larger); the
 multiplicity pmf is computed to a few ulp and its truncated tail is added as if δ_k = 1; the sum is
-formed in log space and raised by a bound on its rounding error.
+formed in log space and raised by a bound on its rounding error. Lower values (of the theorem's
+formula, :meth:`~privamp.profiles.PrivacyProfile.log_delta_lower`) take every one of these the
+other way: η rounded down, the map rounded up, the group profiles' lower values, no tail mass.
 """
 
 from __future__ import annotations

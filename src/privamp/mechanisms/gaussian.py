@@ -20,6 +20,12 @@ the two erfcx values are too close to subtract (θ²/ε < 1e-6) the difference, 
 (a Laplace transform of a positive function), hence convex. For a ≥ 0 (ε ≤ θ²/2, where δ is
 not small) the direct form with ``log_ndtr`` is used. Every branch adds a bound on its rounding
 error, so the result is an upper bound on the exact profile (checked against mpmath in the tests).
+
+:func:`gaussian_log_delta_bounds` computes the value and its error margin once and returns both
+an upper and a lower bound (:meth:`GaussianProfile.log_delta_lower`); where the upper value uses
+the trapezoid rule the lower one uses the midpoint rule (a lower bound for a convex integrand).
+The argument errors of a = θ/2 − ε/θ are absolute (a few ulp of θ/2 + ε/θ), not relative to |a|
+(docs/certification.md, "Lower values of privacy profiles").
 """
 
 from __future__ import annotations
