@@ -234,7 +234,8 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
             # the erfcx difference loses its condition number eu/diff (each within a few ulp);
             # the argument errors move erfcx(u), erfcx(v) by at most D̄·duv (D decreasing)
             rel_eval = _SAFE + 8 * ULP * eu / diff
-            d_arg = (_neg_erfcx_prime_bound(u - duv) + _neg_erfcx_prime_bound(v - duv)) * duv
+            # (D̄ is non-increasing and v ≥ u: D̄(v − duv) ≤ D̄(u − duv))
+            d_arg = 2.0 * _neg_erfcx_prime_bound(u - duv) * duv
             rel = rel_eval + d_arg / (diff * (1.0 - np.minimum(rel_eval, 0.5)))
             rel = np.where(rel_eval < 0.5, rel, np.inf)
             direct = (diff > 0) & np.isfinite(log_diff)
