@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numerics import ULP, log1mexp, logsumexp_signed, round_up_log
+from ._numerics import ULP, log1mexp, logsumexp_signed, round_down_log, round_up_log
 from ._validation import check_int, check_pmf, check_real, check_real_array
 from .errors import InvalidParameterError
 
@@ -79,22 +79,24 @@ def align(p: Any, q: Any, *, measures: bool = False, names=("p", "q")):
 
 
 def _exponents(lp: np.ndarray, lq: np.ndarray, eps: np.ndarray, round_up: bool,
-               same: np.ndarray | None = None) -> np.ndarray:
+               same: np.ndarray | None = None, round_down: bool = False) -> np.ndarray:
     """``x = ε + log q − log p`` per (ε, outcome), shifted down by its rounding-error bound when
-    ``round_up`` (so that ``1 − e^x`` is then an upper bound on the exact term), clipped at 0.
+    ``round_up`` (so that ``1 − e^x`` is then an upper bound on the exact term), up by it when
+    ``round_down`` (a lower bound on the term), clipped at 0.
 
     Entries with q = 0 give −inf (term = p); entries with p = 0 are handled by the callers.
     """
     with np.errstate(invalid="ignore"):
         x = eps[:, None] + (lq - lp)[None, :]
-        if round_up:
+        if round_up or round_down:
             # |fl(x) − x| ≤ 2 ulp (|x| + |log p| + |log q|); log q − log p is exactly 0 when
             # p(z) = q(z) as floats (same function of the same number), leaving only ε's
             # rounding. (Equal *logarithms* of different floats do not qualify.)
             same_z = np.zeros(lp.shape, dtype=bool) if same is None else same
             logs = np.where(same_z, 0.0, np.abs(lq) + np.abs(lp))
             err = 2 * ULP * (np.abs(x) + logs[None, :])
-            x = x - np.where(np.isfinite(x), err, 0.0)
+            err = np.where(np.isfinite(x), err, 0.0)
+            x = x - err if round_up else x + err
     x = np.where(np.isneginf(lq)[None, :], -np.inf, x)  # α·0 = 0 for every α, even α = ∞
     return np.minimum(x, 0.0)
 
@@ -157,11 +159,14 @@ def hockey_stick(p: Any, q: Any, eps: Any, *, measures: bool = False, round_up: 
     return float(out) if out.ndim == 0 else out
 
 
-def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False):
+def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False,
+                     round_down: bool = False):
     """``log D_{e^ε}(p ‖ q)`` computed entirely in log space (no underflow for tiny values).
 
     Same conventions as :func:`hockey_stick` (probability vectors only), including ``round_up``
-    (then the log-sum-exp is also raised by its own error bound).
+    (then the log-sum-exp is also raised by its own error bound). ``round_down`` gives a lower
+    bound the same way with every shift reversed: exponents raised by their error bound (a term
+    whose exponent may be ≥ 0 counts as 0), the log-sum-exp lowered by its error bound.
 
     >>> round(float(np.exp(log_hockey_stick([0.75, 0.25], [0.25, 0.75], 0.0))), 12)
     0.5
@@ -176,15 +181,23 @@ def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False):
     same = pa[mask] == qa[mask]
     out = np.empty(flat.shape)
     step = max(1, _CHUNK // max(1, lp.size))
+    if round_up and round_down:
+        raise InvalidParameterError("round_down", "not together with round_up", round_down)
     for start in range(0, flat.size, step):
-        x = _exponents(lp, lq, flat[start : start + step], round_up, same)
+        x = _exponents(lp, lq, flat[start : start + step], round_up, same, round_down)
         with np.errstate(divide="ignore"):
             terms = lp[None, :] + log1mexp(x)
         vals, _ = logsumexp_signed(terms, axis=1)
         out[start : start + step] = vals
-    if round_up:
+    if round_up or round_down:
+        # each term within a few ulp of its magnitude (log p ½ ulp, log1mexp a few): their
+        # weighted mean magnitude is at most |log Σ| + log n (an entropy bound), covered by
+        # 2 ulp (1 + |log Σ|) + (4 + ⌈log2 n⌉) ulp, with the log-sum-exp's own rounding
         n = max(int(mask.sum()), 2)
-        out = round_up_log(out, (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
+        if round_up:
+            out = round_up_log(out, (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
+        else:
+            out = round_down_log(out - (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
     out = out.reshape(eps_arr.shape)
     return float(out) if out.ndim == 0 else out
 

@@ -16,6 +16,13 @@ Guarantees of every :class:`PrivacyProfile` subclass
   evaluated in stable log-space forms and then raised by a bound on their floating-point error.
   ``log_delta`` stays finite far below the smallest double (the Gaussian profile at θ = 0.1,
   ε = 60 is about ``exp(-180000)``).
+* ``log_delta_lower`` returns **lower bounds** on the function the profile object represents
+  (its exact formula, in exact arithmetic, with the parameters it stores), every rounding taken
+  the other way; ``-inf`` ("no information") is always a valid answer and is the default. They
+  serve the lower ends of certified brackets (:class:`privamp.pld.curves.ProfileCurve`), never a
+  guarantee. For objects that are themselves bounds (black-box group profiles, amplification
+  theorems) the lower value is of that bound's formula, not of the mechanism's true profile
+  (docs/certification.md, "Lower values of privacy profiles").
 * ``epsilon(delta)`` returns an ε with δ(ε) ≤ delta, found by bisection that keeps the feasible
   end of its bracket, so it is never below the true ε(δ) (up to the profile's own safety margin).
 * ``group(k)`` is white-box when the profile knows its group behaviour and black-box otherwise.
@@ -87,8 +94,8 @@ class PrivacyProfile(abc.ABC):
     """A privacy profile ε ↦ δ(ε) with respect to a neighbouring relation.
 
     Subclasses implement :meth:`_log_delta` (an upper bound on log δ at ε ≥ 0, vectorised over
-    a 1-D float array that may contain ``inf``) and may override :attr:`pure_epsilon` and
-    :meth:`_white_box_group`.
+    a 1-D float array that may contain ``inf``) and may override :meth:`_log_delta_lower` (a lower
+    bound, same conventions), :attr:`pure_epsilon` and :meth:`_white_box_group`.
     """
 
     #: The neighbouring relation the profile holds for.
@@ -109,6 +116,12 @@ class PrivacyProfile(abc.ABC):
     @abc.abstractmethod
     def _log_delta(self, eps: np.ndarray) -> np.ndarray:
         """Upper bound on log δ(ε) for a 1-D array of ε ≥ 0 (``inf`` allowed)."""
+
+    def _log_delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Lower bound on log δ(ε) of the function the profile represents, for a 1-D array of
+        ε ≥ 0 (``inf`` allowed). The default, ``-inf`` everywhere, is always valid ("no lower
+        information"); subclasses override it with certified values."""
+        return np.full(np.shape(eps), -np.inf)
 
     @property
     def pure_epsilon(self) -> float:
@@ -165,6 +178,23 @@ class PrivacyProfile(abc.ABC):
         """
         arr = check_real_array("eps", eps, "[0, inf]")
         out = np.minimum(self._log_delta(arr.reshape(-1)), 0.0)
+        return _scalar_or_array(out, arr)
+
+    def log_delta_lower(self, eps: Any):
+        """A lower bound on ``log δ(ε)``, vectorised; ``-inf`` where nothing better is known.
+
+        It bounds the function the profile object represents (its formula in exact arithmetic,
+        with its stored parameters) from below, every rounding directed down: with
+        :meth:`log_delta` it brackets that function. Used for the lower ends of certified
+        brackets; never a privacy guarantee.
+
+        Parameters
+        ----------
+        eps : float or array_like
+            ε ≥ 0 (``inf`` allowed).
+        """
+        arr = check_real_array("eps", eps, "[0, inf]")
+        out = np.minimum(self._log_delta_lower(arr.reshape(-1)), 0.0)
         return _scalar_or_array(out, arr)
 
     def delta(self, eps: Any):
@@ -323,6 +353,9 @@ class ZeroProfile(PrivacyProfile):
     def _log_delta(self, eps):
         return np.full(eps.shape, -np.inf)
 
+    def _log_delta_lower(self, eps):
+        return np.full(eps.shape, -np.inf)  # δ ≡ 0: exact
+
     @property
     def pure_epsilon(self) -> float:
         return 0.0
@@ -337,6 +370,8 @@ class ZeroProfile(PrivacyProfile):
 # -------------------------------------------------------------------------------------------
 # black-box group privacy
 # -------------------------------------------------------------------------------------------
+
+_SUBNORMAL = math.ulp(0.0)  # 5e-324: the absolute rounding unit of the subnormal range
 
 #: ε grid on which the black-box group bound is minimised from the left (see below).
 _GROUP_GRID = np.unique(
@@ -353,6 +388,9 @@ class BlackBoxGroupProfile(PrivacyProfile):
     profile returned is ``min(1, V(ε), min{V(g) : g ∈ G, g ≤ ε})`` for a fixed fine grid G: a valid
     bound everywhere, equal to the paper's formula wherever V is non-increasing (as it is for the
     Gaussian and Laplace profiles), and much tighter where it is not.
+
+    :meth:`log_delta_lower` bounds this *formula* from below (with the base profile's lower
+    values), not the group profile δ_k of the mechanism, which can be much smaller.
     """
 
     def __init__(self, base: PrivacyProfile, k: int):
@@ -362,15 +400,65 @@ class BlackBoxGroupProfile(PrivacyProfile):
         self.k = check_int("k", k, "[1, inf)")
         self.relation = base.relation
 
-    def _log_vadhan(self, eps: np.ndarray) -> np.ndarray:
+    def _base_arg(self, eps: np.ndarray, direction: float) -> np.ndarray:
+        """ε/k rounded toward ``direction`` (−inf: down, for the upper value; +inf: up, for the
+        lower value): δ is non-increasing, so δ at a smaller argument is larger."""
         k = self.k
-        u = eps / k
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            u = eps / k
+            if k & (k - 1) == 0:
+                exact = u * k == eps  # a power of two: exact unless ε/k lost bits to underflow
+            elif k < 2**26:
+                # u·k == ε exactly iff fl(u·k) == ε and the product's rounding error (Dekker's
+                # two-product with u split in halves of 26 bits; k has ≤ 26 bits) is zero
+                g = 134217729.0 * u
+                hi = g - (g - u)
+                lo = u - hi
+                p = u * k
+                err = (hi * k - p) + lo * k
+                exact = (p == eps) & (err == 0) & np.isfinite(g)
+            else:
+                exact = np.zeros(eps.shape, dtype=bool)
+        exact |= (eps == 0) | np.isinf(eps)
+        return np.where(exact, u, np.nextafter(u, direction))
+
+    def _log_sum(self, eps: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log((e^ε − 1)/(e^u − 1))`` (``log k`` at ε = 0) and a bound on its rounding error:
+        each ``log_expm1`` is within ~2 ulp + ½ ulp of its magnitude, the difference ½ ulp more,
+        so 8 ulp·(1 + |log_expm1(ε)| + |log_expm1(u)|) covers both (the magnitudes can be far
+        above that of the difference: ε = 1e-300 gives two logarithms near −690)."""
+        k = self.k
         with np.errstate(invalid="ignore", divide="ignore"):
-            log_sum = np.where(u > 0, log_expm1(eps) - log_expm1(u), math.log(k))
-            # the two log_expm1 and their difference: a few ulp of their magnitude
-            log_sum = round_up_log(np.where(np.isinf(u), np.inf, log_sum))
+            le = log_expm1(eps)
+            lu = log_expm1(u)
+            log_sum = np.where(u > 0, le - lu, math.log(k))
+            err = np.where(u > 0, 8 * ULP * (1.0 + np.abs(le) + np.abs(lu)),
+                           8 * ULP * (1.0 + math.log(k)))
+        inf = np.isinf(u)
+        return np.where(inf, np.inf, log_sum), np.where(inf, 0.0, err)
+
+    def _log_vadhan(self, eps: np.ndarray) -> np.ndarray:
+        u = self._base_arg(eps, -np.inf)
+        log_sum, err = self._log_sum(eps, u)
+        with np.errstate(invalid="ignore"):
+            log_sum = log_sum + err
             base = self.base._log_delta(u)
+            # the sum rounds by ½ ulp of its two terms (they can cancel)
             out = log_sum + base
+            out = out + np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
+        out = np.where(np.isneginf(base), -np.inf, out)
+        return np.minimum(out, 0.0)
+
+    def _log_vadhan_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Lower bound on log min(1, V(ε)): the same terms with ε/k rounded up (the factor
+        (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted."""
+        u = self._base_arg(eps, np.inf)
+        log_sum, err = self._log_sum(eps, u)
+        with np.errstate(invalid="ignore"):
+            log_sum = log_sum - err
+            base = self.base._log_delta_lower(u)
+            out = log_sum + base
+            out = out - np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
         out = np.where(np.isneginf(base), -np.inf, out)
         return np.minimum(out, 0.0)
 
@@ -378,10 +466,21 @@ class BlackBoxGroupProfile(PrivacyProfile):
     def _running_min(self) -> np.ndarray:
         return np.minimum.accumulate(self._log_vadhan(_GROUP_GRID))
 
+    @functools.cached_property
+    def _running_min_lower(self) -> np.ndarray:
+        return np.minimum.accumulate(self._log_vadhan_lower(_GROUP_GRID))
+
     def _log_delta(self, eps):
         direct = self._log_vadhan(eps)
         idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
         envelope = self._running_min[np.clip(idx, 0, None)]
+        return np.minimum(direct, envelope)
+
+    def _log_delta_lower(self, eps):
+        # min is non-decreasing in each argument: the min of lower bounds bounds the min below
+        direct = self._log_vadhan_lower(eps)
+        idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
+        envelope = self._running_min_lower[np.clip(idx, 0, None)]
         return np.minimum(direct, envelope)
 
     @property
@@ -484,6 +583,44 @@ class TabulatedProfile(PrivacyProfile):
                 val[inside] = np.minimum(d[i], chord + 4 * ULP * d[i])
         with np.errstate(divide="ignore"):
             return round_up_log(np.log(val))
+
+    def _log_delta_lower(self, eps):
+        """Lower bound on the interpolated function (node values exact, chords in α, the
+        slope-bound line before the first node, the last value after it), rounding down."""
+        e, d = self.eps, self.deltas
+        val = np.empty(eps.shape)
+        idx = np.searchsorted(e, eps, side="right") - 1
+        before = idx < 0
+        after = idx >= e.size - 1
+        inside = ~before & ~after
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            if np.any(before):
+                x = eps[before]
+                y = e[0] - x  # > 0, within ½ ulp; expm1 amplifies that by at most 1 + y
+                rise = np.exp(x) * np.expm1(y) * (1 - (4 + y) * ULP)
+                val[before] = np.minimum(1.0, (d[0] + rise) * (1 - ULP) - 2 * _SUBNORMAL)
+            val[after] = d[-1]  # the last node's value, exactly
+            if np.any(inside):
+                # the chord d_i (1 − t) + d_{i+1} t, a sum of two non-negative terms (no
+                # cancellation next to the right node), with t = expm1(z1)/expm1(z2) and
+                # 1 − t = e^{z1} expm1(y)/expm1(z2), all in logs (no overflow): z1 = ε − ε_i,
+                # y = ε_{i+1} − ε, z2 = ε_{i+1} − ε_i are one subtraction each (½ ulp relative),
+                # which moves log expm1(z) by at most ½ ulp (1 + z); log_expm1 itself is within
+                # 2 ulp (1 + |·|)
+                i = idx[inside]
+                z1 = eps[inside] - e[i]
+                y = e[i + 1] - eps[inside]
+                z2 = e[i + 1] - e[i]
+                l1, ly, l2 = log_expm1(z1), log_expm1(y), log_expm1(z2)
+                err_t = 4 * ULP * (3 + z1 + z2 + np.abs(l1) + np.abs(l2))
+                err_s = 4 * ULP * (3 + 2 * z1 + y + z2 + np.abs(ly) + np.abs(l2))
+                t_lo = np.exp(l1 - l2 - err_t) * (1 - 2 * ULP)
+                s_lo = np.exp(z1 + ly - l2 - err_s) * (1 - 2 * ULP)
+                chord = (d[i] * s_lo + d[i + 1] * t_lo) * (1 - 2 * ULP) - 4 * _SUBNORMAL
+                # the chord never goes below the right node; at a node it is the node's value
+                val[inside] = np.where(z1 == 0.0, d[i], np.maximum(chord, d[i + 1]))
+        with np.errstate(divide="ignore"):
+            return round_down_log(np.log(np.maximum(val, 0.0)))
 
     def __repr__(self) -> str:
         return f"TabulatedProfile({self.eps.size} points, relation={self.relation.value!r})"

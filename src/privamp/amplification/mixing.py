@@ -57,7 +57,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, log_expm1, mul_up, next_up, round_up_log
+from .._numerics import (
+    ULP,
+    log1mexp,
+    log_expm1,
+    mul_up,
+    next_up,
+    round_down_log,
+    round_up_log,
+)
 from .._validation import check_pmf, check_real, check_real_array, read_text_file
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..profiles import PrivacyProfile
@@ -93,13 +101,17 @@ def _amplified_eps(eps: np.ndarray, log_gamma: float) -> np.ndarray:
     return np.where(np.isposinf(eps), np.inf, val)
 
 
-def _inverse_amplified_eps(eps_prime: np.ndarray, log_gamma: float) -> np.ndarray:
-    """``ε = log(1 + (e^{ε'} − 1)/γ)`` rounded *down* (so that ε'(ε) ≤ the requested ε')."""
+def _inverse_amplified_eps(eps_prime: np.ndarray, log_gamma: float,
+                           up: bool = False) -> np.ndarray:
+    """``ε = log(1 + (e^{ε'} − 1)/γ)`` rounded *down* (so that ε'(ε) ≤ the requested ε'), or
+    *up* with ``up=True`` (for lower values: the exact ε is then between the two)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         val = np.logaddexp(0.0, log_expm1(eps_prime) - log_gamma)
     val = np.where(np.isposinf(eps_prime), np.inf, val)
     # a few ulp of |log(e^ε' − 1)| + |log γ| cover the two logarithms and the logaddexp
     slack = 16 * ULP * (1.0 + np.abs(np.where(np.isfinite(val), val, 0.0)) + abs(log_gamma))
+    if up:
+        return np.where(np.isfinite(val), np.maximum(val + slack, 0.0), val)
     return np.where(np.isfinite(val), np.maximum(val - slack, 0.0), val)
 
 
@@ -244,7 +256,8 @@ class Dobrushin(MixingCondition):
         gamma = self.gamma
         return _AmplifiedProfile(
             profile, self, lambda e, base: _log_scale(gamma, base._log_delta(e)),
-            profile.pure_epsilon, self.amplify_profile)
+            profile.pure_epsilon, self.amplify_profile,
+            lambda e, base: _log_scale_lower(gamma, base._log_delta_lower(e)))
 
     def local_dp(self):
         return LocalDP(0.0, self.gamma)
@@ -289,7 +302,8 @@ class EpsDobrushin(MixingCondition):
         def curve(eps_t):
             return np.where(eps_t >= threshold, gamma, 1.0)
 
-        return _eps_dobrushin_profile(profile, self, curve)
+        # the step curve is exact: it is its own lower curve
+        return _eps_dobrushin_profile(profile, self, curve, curve)
 
     def local_dp(self):
         return LocalDP(self.eps, self.gamma)
@@ -338,8 +352,14 @@ class Doeblin(MixingCondition):
             eps = _inverse_amplified_eps(eps_prime, lg)
             return _doeblin_log_delta(eps, base._log_delta(eps), lg, l1g)
 
+        def log_delta_lower(eps_prime, base):
+            eps_lo = _inverse_amplified_eps(eps_prime, lg)
+            eps_hi = _inverse_amplified_eps(eps_prime, lg, up=True)
+            return _doeblin_log_delta_lower(eps_lo, eps_hi, base._log_delta_lower(eps_hi), lg,
+                                            l1g)
+
         return _AmplifiedProfile(profile, self, log_delta, profile.pure_epsilon,
-                                 self.amplify_profile)
+                                 self.amplify_profile, log_delta_lower)
 
     def local_dp(self):
         return Blanket(self.gamma, self.omega)
@@ -387,7 +407,13 @@ class UltraMixing(MixingCondition):
             eps = _inverse_amplified_eps(eps_prime, lg)
             return _ultra_log_delta(eps, base._log_delta(eps), lg, l1g)
 
-        return _AmplifiedProfile(profile, self, log_delta, pure, self.amplify_profile)
+        def log_delta_lower(eps_prime, base):
+            # γ δ(ε) (γ + (1 − γ) e^{−ε}) decreases in ε: at the inverse map rounded up
+            eps = _inverse_amplified_eps(eps_prime, lg, up=True)
+            return _ultra_log_delta_lower(eps, base._log_delta_lower(eps), lg, l1g)
+
+        return _AmplifiedProfile(profile, self, log_delta, pure, self.amplify_profile,
+                                 log_delta_lower)
 
     def local_dp(self):
         # (log 1/(1 − γ), 0)-LDP; rounded up
@@ -412,6 +438,30 @@ def _log_scale(gamma: float, base_log_delta: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return round_up_log(math.log(gamma) + base_log_delta) if gamma > 0 else \
             np.full(base_log_delta.shape, -np.inf)
+
+
+def _log_scale_lower(gamma: float, base_log_lower: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return round_down_log(math.log(gamma) + base_log_lower) if gamma > 0 else \
+            np.full(base_log_lower.shape, -np.inf)
+
+
+def _doeblin_log_delta_lower(eps_lo, eps_hi, log_delta_lower, lg, l1g):
+    """Lower bound on Theorem 1(3)'s δ' at an exact ε in [eps_lo, eps_hi]: (1 − γ)(1 − e^{−ε})
+    increases in ε (taken at eps_lo), γ + (1 − γ)e^{−ε} decreases (at eps_hi, where the lower
+    δ is also taken); the upper value's margins are subtracted."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = l1g + log1mexp(-eps_lo)
+        second = _log_shrink(eps_hi, lg, l1g) + log_delta_lower
+        val = lg + np.logaddexp(first, second)
+    return round_down_log(val - 8 * ULP, ulps=8)
+
+
+def _ultra_log_delta_lower(eps, log_delta_lower, lg, l1g):
+    """Lower bound on ``γ δ e^{ε'−ε}`` (Theorem 1(4)) at an ε above the exact one."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = lg + log_delta_lower + _log_shrink(eps, lg, l1g)
+    return round_down_log(val - 8 * ULP, ulps=8)
 
 
 def _doeblin_log_delta(eps, log_delta, lg, l1g):
@@ -467,16 +517,21 @@ class _AmplifiedProfile(PrivacyProfile):
 
     ``log_bound(eps, base)`` receives the base profile; ``rebuild(profile)`` builds the same
     amplified profile on another base (used for group privacy: Theorem 1 holds for any pair of
-    inputs of M, hence for k-neighbours with the group profile δ_k).
+    inputs of M, hence for k-neighbours with the group profile δ_k). ``log_bound_lower(eps,
+    base)`` is a lower bound on the same formula (from the base's lower values; ``None``: no
+    lower information). Lower values are of this object's function, min(δ_M, bound), not of
+    the profile of K∘M.
     """
 
     def __init__(self, base: PrivacyProfile, condition, log_bound: Callable, pure: float,
-                 rebuild: Callable[[PrivacyProfile], PrivacyProfile]):
+                 rebuild: Callable[[PrivacyProfile], PrivacyProfile],
+                 log_bound_lower: Callable | None = None):
         if not isinstance(base, PrivacyProfile):
             raise InvalidParameterError("profile", "a PrivacyProfile", base)
         self.base = base
         self.condition = condition
         self._log_bound = log_bound
+        self._log_bound_lower = log_bound_lower
         self._rebuild = rebuild
         self._pure = min(pure, base.pure_epsilon)
         self.relation = base.relation
@@ -487,6 +542,13 @@ class _AmplifiedProfile(PrivacyProfile):
 
     def _log_delta(self, eps):
         out = np.minimum(self.base._log_delta(eps), self._log_bound(eps, self.base))
+        return _zero_beyond(out, eps, self._pure)
+
+    def _log_delta_lower(self, eps):
+        if self._log_bound_lower is None:
+            return np.full(eps.shape, -np.inf)
+        # min(f, g) ≥ min(f_lo, g_lo)
+        out = np.minimum(self.base._log_delta_lower(eps), self._log_bound_lower(eps, self.base))
         return _zero_beyond(out, eps, self._pure)
 
     def _white_box_group(self, k):
@@ -512,12 +574,18 @@ def _require_profile(profile: Any) -> PrivacyProfile:
 def _zero_profile(profile: PrivacyProfile, condition) -> PrivacyProfile:
     """γ = 0: K ignores its input, so K∘M has δ ≡ 0."""
     return _AmplifiedProfile(profile, condition, lambda e, b: np.full(e.shape, -np.inf), 0.0,
-                             lambda p: _zero_profile(p, condition))
+                             lambda p: _zero_profile(p, condition),
+                             lambda e, b: np.full(e.shape, -np.inf))
 
 
-def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tilde: Callable):
+def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tilde: Callable,
+                          gamma_lower_of_eps_tilde: Callable | None = None):
     """Theorem 1(2) at every ε: ``δ'(ε) = γ(ε̃(ε, δ(ε))) δ(ε)`` with ε̃ rounded down and
-    ``gamma_of_eps_tilde`` an upper bound on the kernel's (γ, ε̃)-Dobrushin curve."""
+    ``gamma_of_eps_tilde`` an upper bound on the kernel's (γ, ε̃)-Dobrushin curve.
+
+    ``gamma_lower_of_eps_tilde`` (a lower bound on the exact curve) gives lower values:
+    γ(ε̃(δ)) δ is non-decreasing in δ (ε̃ decreases in δ, the curve is non-increasing in ε̃), so
+    the base's lower δ with ε̃ rounded up and the lower curve there bound it below."""
 
     def log_bound(eps, base):
         base_log = base._log_delta(eps)
@@ -532,9 +600,24 @@ def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tild
         with np.errstate(divide="ignore"):
             return round_up_log(np.log(gamma) + base_log)
 
+    def log_bound_lower(eps, base):
+        base_log = base._log_delta_lower(eps)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_ratio = log_expm1(eps) - base_log
+            et = np.logaddexp(0.0, log_ratio)
+        et = np.where(np.isneginf(base_log), np.inf, np.where(eps == 0.0, 0.0, et))
+        fin = np.isfinite(et) & (et > 0)
+        slack = 16 * ULP * (1.0 + np.abs(np.where(fin, log_ratio, 0.0)))
+        et = np.where(fin, et + slack, et)
+        gamma = np.asarray(gamma_lower_of_eps_tilde(et), dtype=float)
+        with np.errstate(divide="ignore"):
+            return round_down_log(np.log(gamma) + base_log)
+
     return _AmplifiedProfile(
         profile, condition, log_bound, profile.pure_epsilon,
-        lambda p: _eps_dobrushin_profile(p, condition, gamma_of_eps_tilde))
+        lambda p: _eps_dobrushin_profile(p, condition, gamma_of_eps_tilde,
+                                         gamma_lower_of_eps_tilde),
+        None if gamma_lower_of_eps_tilde is None else log_bound_lower)
 
 
 class _MinimumProfile(PrivacyProfile):
@@ -553,6 +636,13 @@ class _MinimumProfile(PrivacyProfile):
         out = self.profiles[0]._log_delta(eps)
         for p in self.profiles[1:]:
             out = np.minimum(out, p._log_delta(eps))
+        return _zero_beyond(out, eps, self.pure_epsilon)
+
+    def _log_delta_lower(self, eps):
+        # min(f, g) ≥ min(f_lo, g_lo): the minimum of the lower values
+        out = self.profiles[0]._log_delta_lower(eps)
+        for p in self.profiles[1:]:
+            out = np.minimum(out, p._log_delta_lower(eps))
         return _zero_beyond(out, eps, self.pure_epsilon)
 
     def _white_box_group(self, k):
@@ -770,6 +860,48 @@ class MarkovKernel:
         out = out.reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
 
+    def _eps_dobrushin_lower(self, eps: Any) -> np.ndarray:
+        """A lower bound on the exact (γ, ε)-Dobrushin curve of the (exactly normalised)
+        kernel, for a 1-D array of ε ∈ [0, ∞]: :meth:`eps_dobrushin` with every rounding
+        reversed (each term lowered by its error bound before the positive part, the sum
+        lowered by its own)."""
+        flat = np.asarray(eps, dtype=float).reshape(-1)
+        out = np.zeros(flat.shape)
+        k = self.matrix
+        raw = self._raw
+        n, m = k.shape
+        shrink = 1.0 - (4.0 + math.ceil(math.log2(max(m, 2)))) * ULP
+        finite = np.isfinite(flat)
+        if np.any(~finite):
+            best = 0.0
+            for i in range(n):
+                # mass of K(x) where K(x') is exactly 0 (zero entries stay zero)
+                outside = np.where((raw[i][None, :] > 0) & (raw == 0),
+                                   k[i][None, :] * (1 - 2 * ULP) - 2 * _SUBNORMAL, 0.0)
+                best = max(best, float(np.maximum(outside, 0.0).sum(axis=1).max()))
+            out[~finite] = best * shrink
+        idx = np.flatnonzero(finite)
+        step = max(1, _CHUNK // (n * m))
+        sub = (k > 0) & (k < _NORMAL)
+        for start in range(0, idx.size, step):
+            sel = idx[start:start + step]
+            with np.errstate(over="ignore"):
+                alpha = np.exp(flat[sel])[:, None, None]
+            with np.errstate(invalid="ignore", over="ignore"):
+                scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
+                tiny_b = np.where(sub[None, :, :], 2.0 * alpha * _SUBNORMAL, 0.0)
+            best = np.zeros(sel.size)
+            for i in range(n):
+                a = k[i][None, None, :]
+                tiny = np.where(sub[i][None, None, :], 2.0 * _SUBNORMAL, 0.0) + tiny_b
+                with np.errstate(invalid="ignore"):
+                    terms = a - scaled - 8 * ULP * (a + scaled) - tiny
+                terms = np.where(np.isnan(terms), 0.0, terms)
+                val = np.maximum(terms, 0.0).sum(axis=2).max(axis=1)
+                best = np.maximum(best, val)
+            out[sel] = best * shrink
+        return out
+
     @property
     def doeblin(self) -> float:
         """Best Doeblin constant ``γ = 1 − Σ_y min_x K[x, y]``, rounded up."""
@@ -928,7 +1060,8 @@ class MarkovKernel:
         builders = {
             "dobrushin": lambda: conds["dobrushin"].amplify_profile(profile),
             "eps_dobrushin": lambda: _eps_dobrushin_profile(
-                profile, EpsDobrushin(self.dobrushin, 0.0), self.eps_dobrushin),
+                profile, EpsDobrushin(self.dobrushin, 0.0), self.eps_dobrushin,
+                self._eps_dobrushin_lower),
             "doeblin": lambda: conds["doeblin"].amplify_profile(profile),
             "ultra_mixing": lambda: conds["ultra_mixing"].amplify_profile(profile),
         }
@@ -954,6 +1087,11 @@ class _KernelLocalProfile(PrivacyProfile):
     def _log_delta(self, eps):
         with np.errstate(divide="ignore"):
             out = round_up_log(np.log(np.asarray(self.kernel.eps_dobrushin(eps), dtype=float)))
+        return _zero_beyond(out, eps, self.pure_epsilon)
+
+    def _log_delta_lower(self, eps):
+        with np.errstate(divide="ignore"):
+            out = round_down_log(np.log(self.kernel._eps_dobrushin_lower(eps)))
         return _zero_beyond(out, eps, self.pure_epsilon)
 
     @property

@@ -19,7 +19,9 @@ Poisson subsampling under substitution is Theorem 14 of BBG, which is not of tha
 
 Safety: η is rounded up and the inverse map ε'→ε rounded down (both make δ' larger); the
 multiplicity pmf is computed to a few ulp and its truncated tail is added as if δ_k = 1; the sum is
-formed in log space and raised by a bound on its rounding error.
+formed in log space and raised by a bound on its rounding error. Lower values (of the theorem's
+formula, :meth:`~privamp.profiles.PrivacyProfile.log_delta_lower`) take every one of these the
+other way: η rounded down, the map rounded up, the group profiles' lower values, no tail mass.
 """
 
 from __future__ import annotations
@@ -30,7 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, log_expm1, logsumexp_signed, round_up_log
+from .._numerics import (
+    ULP,
+    log1mexp,
+    log_expm1,
+    logsumexp_signed,
+    round_down_log,
+    round_up_log,
+)
 from .._validation import check_enum, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
@@ -88,8 +97,12 @@ def amplify_eps(eps: Any, eta: float):
     return float(out) if out.ndim == 0 else out
 
 
-def deamplify_eps(eps_prime: Any, eta: float):
-    """The inverse map ε = log(1 + (e^{ε'} − 1)/η), rounded down; vectorised over ε'.
+def deamplify_eps(eps_prime: Any, eta: float, up: bool = False):
+    """The inverse map ε = log(1 + (e^{ε'} − 1)/η), rounded down (``up=True``: rounded up, for
+    lower values of amplified profiles); vectorised over ε'.
+
+    Either form is within 4 ulp of its value (expm1, the division and log1p round once each, the
+    large-ε' form sums non-negative terms), so moving it by 4 ulp of |ε| directs the rounding.
 
     >>> round(deamplify_eps(0.017036863236176567, 0.01), 12)
     1.0
@@ -108,7 +121,8 @@ def deamplify_eps(eps_prime: Any, eta: float):
     out = np.where(np.isinf(e), np.inf, out)
     out = np.where(eta >= 1.0, e, out)
     with np.errstate(invalid="ignore"):
-        out = np.where(np.isfinite(out), out - 4 * ULP * np.abs(out), out)  # round down
+        shift = np.where(np.isfinite(out), 4 * ULP * np.abs(out), 0.0)
+        out = out + shift if up else out - shift  # round up / down
     out = np.maximum(out, e)  # ε ≥ ε'
     return float(out) if out.ndim == 0 else out
 
@@ -168,6 +182,8 @@ class AmplifiedProfile(PrivacyProfile):
         self.group_privacy = group_privacy
         self.multiplicity = scheme.multiplicity()
         self.eta = _amplification_eta(scheme)
+        #: η rounded down (lower values)
+        self.eta_lower = _amplification_eta_lower(scheme)
         self.theorem = _theorem(scheme, relation)
         self.certified = scheme.certified and getattr(base, "certified", True)
         lw = self.multiplicity.log_pmf
@@ -217,9 +233,34 @@ class AmplifiedProfile(PrivacyProfile):
         # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
         return np.minimum(round_up_log(acc, (64 + 4 * len(groups)) * ULP), 0.0)
 
+    def _log_sum_lower(self, eps: np.ndarray) -> np.ndarray:
+        """Lower bound on log Σ_k w_k δ_k(ε) for base ε values (1-D array): the group profiles'
+        lower values, the same early stop with the remaining weight simply dropped (every term
+        is ≥ 0), no tail mass, and the rounding margin of :meth:`_log_sum` subtracted."""
+        log_w, groups, left = self._by_weight
+        acc = np.full(eps.size, -np.inf)
+        active = np.arange(eps.size)
+        rel = math.log(1e-17)
+        for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
+            if active.size == 0:
+                break
+            with np.errstate(invalid="ignore"):
+                acc[active] = np.logaddexp(acc[active], lw + grp._log_delta_lower(eps[active]))
+            done = left[t + 1] <= acc[active] + rel
+            active = active[~done]
+        with np.errstate(invalid="ignore"):
+            out = round_down_log(acc - (64 + 4 * len(groups)) * ULP, ulps=8)
+        return np.minimum(out, 0.0)
+
     def _log_delta(self, eps_prime):
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
         return self._log_sum(eps)
+
+    def _log_delta_lower(self, eps_prime):
+        # the theorem's ε = log(1 + (e^{ε'} − 1)/η) with the exact η: η rounded down and the
+        # map rounded up give an ε at least as large, where every δ_k is at most as large
+        eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta_lower, up=True))
+        return self._log_sum_lower(eps)
 
     def _mgf_tail(self, s, start):
         """``∫_T^∞ e^{sε'} δ'(ε') dε' ≤ Σ_k w_k ∫_{ε(T)}^∞ e^{sε} δ_k(ε) dε``: with
@@ -289,6 +330,12 @@ def _amplification_eta(scheme: SamplingScheme) -> float:
     if isinstance(scheme, StageChain):
         return scheme.amplification_eta
     return scheme.eta
+
+
+def _amplification_eta_lower(scheme: SamplingScheme) -> float:
+    if isinstance(scheme, StageChain):
+        return scheme.amplification_eta_lower
+    return scheme.eta_lower
 
 
 # -------------------------------------------------------------------------------------------
@@ -381,6 +428,53 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
         return np.minimum(round_up_log(total, 64 * ULP), 0.0)
 
+    def _log_delta_lower(self, eps_prime):
+        """Lower bound on Theorem 14's right-hand side at ε' (exact ε(ε'), β, ε_k, weights).
+
+        The exact ε lies in [ε_lo, ε_hi] (the inverse map rounded down and up), so β = e^{ε'−ε}
+        lies in [e^{ε'−ε_hi}, e^{ε'−ε_lo}] and each ε_k below ε_hi + shift_k (rounded up); every
+        piece is taken at the end of its range that makes it smallest (δ and the extended δ are
+        non-increasing, 1 − β decreases in β), the omitted window mass is dropped, and the
+        binomial weights and the sums carry the margin of the upper value, subtracted."""
+        g = self.scheme.rate
+        n = self.scheme.n
+        if g >= 1.0:
+            return self.base._log_delta_lower(eps_prime)
+        eps_prime = np.atleast_1d(np.asarray(eps_prime, dtype=float))
+        eps_hi = np.atleast_1d(deamplify_eps(eps_prime, g, up=True))
+        eps_lo = np.atleast_1d(deamplify_eps(eps_prime, g))
+        log_g = math.log(g)
+        inf = np.isposinf(eps_prime)
+        with np.errstate(invalid="ignore"):
+            x_lo = eps_prime - eps_hi
+            x_hi = eps_prime - eps_lo
+            log_beta_lo = np.where(inf, log_g, np.minimum(x_lo - ULP * np.abs(x_lo), 0.0))
+            log_beta_hi = np.where(inf, log_g, np.minimum(x_hi + ULP * np.abs(x_hi), 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_1mb = log1mexp(log_beta_hi)  # log(1 − β) at the largest β: a lower value
+        first = log_g + log_beta_lo + self.base._log_delta_lower(eps_hi)
+        l1g = math.log1p(-g)
+        terms = []
+        for ki, lgt in zip(self._k, self._log_gt, strict=True):
+            if ki < n:
+                # log(γ/(1 − γ)) + log((n − k)/k) (n − k exact), raised by its rounding error
+                lr = math.log((n - ki) / ki)
+                shift = log_g - l1g + lr
+                shift += 4 * ULP * (abs(log_g) + abs(l1g) + abs(lr))
+                with np.errstate(invalid="ignore"):
+                    e_k = eps_hi + shift
+                    e_k = np.where(np.isfinite(e_k), e_k + ULP * (np.abs(eps_hi) + abs(shift)),
+                                   e_k)
+                terms.append(lgt + _log_extended_lower(self.base, e_k))
+            else:
+                terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
+        inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
+        second = log_g + log_1mb + inner_sum
+        with np.errstate(invalid="ignore"):
+            total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
+            total = round_down_log(total - 64 * ULP, ulps=8)
+        return np.minimum(total, 0.0)
+
     def points(self, eps: Any) -> dict[str, np.ndarray]:
         """Same table as :meth:`AmplifiedProfile.points` (δ' evaluated at ε' = amplify(ε))."""
         e = check_real_array("eps", eps, "[0, inf]").reshape(-1)
@@ -404,6 +498,23 @@ def _log_extended(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
         e = eps[neg]
         with np.errstate(invalid="ignore"):
             out[neg] = np.logaddexp(log1mexp(e), e + profile._log_delta(-e))
+    return np.minimum(out, 0.0)
+
+
+def _log_extended_lower(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
+    """Lower bound on the log of the extended profile (1 − e^ε + e^ε δ(−ε) for ε < 0): it is
+    increasing in δ, so the profile's lower values give a lower value; the log-add-exp is
+    rounded down."""
+    out = np.empty(eps.shape)
+    pos = eps >= 0
+    if np.any(pos):
+        out[pos] = profile._log_delta_lower(eps[pos])
+    neg = ~pos
+    if np.any(neg):
+        e = eps[neg]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            val = np.logaddexp(log1mexp(e), e + np.minimum(profile._log_delta_lower(-e), 0.0))
+            out[neg] = np.where(np.isneginf(e), 0.0, round_down_log(val, ulps=8))
     return np.minimum(out, 0.0)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, logsumexp_signed
+from .._numerics import ULP, logsumexp_signed, round_down_log
 from .._validation import check_real, check_real_array
 from ..divergences import hockey_stick_density
 from ..errors import InvalidParameterError, UnsupportedCombinationError
@@ -58,11 +58,22 @@ class MembershipLowerBound(PrivacyProfile):
         self.p = check_real("p", p, "[0, 1]")
         self.relation = relation
         self.eta = scheme.multiplicity().eta if not isinstance(scheme, Poisson) else scheme.rate
+        #: η rounded down (lower values)
+        self.eta_lower = scheme.eta_lower
         self._psi = RandomizedResponseProfile(self.p, relation)
 
     def _log_delta(self, eps_prime):
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
         return math.log(self.eta) + self._psi._log_delta(eps)
+
+    def _log_delta_lower(self, eps_prime):
+        # η ψ_p(ε(ε')) grows with η in both factors: η rounded down, the map rounded up
+        if self.eta_lower <= 0.0:
+            return np.full(np.shape(eps_prime), -np.inf)
+        eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta_lower, up=True))
+        log_eta = math.log(self.eta_lower)
+        with np.errstate(invalid="ignore"):
+            return round_down_log(log_eta + self._psi._log_delta_lower(eps), ulps=4)
 
     @property
     def pure_epsilon(self) -> float:

@@ -20,6 +20,12 @@ the two erfcx values are too close to subtract (θ²/ε < 1e-6) the difference, 
 (a Laplace transform of a positive function), hence convex. For a ≥ 0 (ε ≤ θ²/2, where δ is
 not small) the direct form with ``log_ndtr`` is used. Every branch adds a bound on its rounding
 error, so the result is an upper bound on the exact profile (checked against mpmath in the tests).
+
+:func:`gaussian_log_delta_bounds` computes the value and its error margin once and returns both
+an upper and a lower bound (:meth:`GaussianProfile.log_delta_lower`); where the upper value uses
+the trapezoid rule the lower one uses the midpoint rule (a lower bound for a convex integrand).
+The argument errors of a = θ/2 − ε/θ are absolute (a few ulp of θ/2 + ε/θ), not relative to |a|
+(docs/certification.md, "Lower values of privacy profiles").
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from .._numerics import (
     bisect_threshold,
     div_up,
     log1mexp,
+    log_expm1,
     mul_up,
     round_down_log,
     round_up_log,
@@ -59,87 +66,233 @@ _LOG_HALF = math.log(0.5)
 _MAX_FLOAT = float(np.finfo(float).max)
 _MIN_NORMAL = float(np.finfo(float).tiny)
 _SAFE = 32 * ULP  # per-value error allowance (privamp._special's functions: within 4 ulp)
+_SUBNORMAL = math.ulp(0.0)
+_TWO_OVER_SQRTPI = 2.0 / _SQRTPI
 
 
-def _neg_erfcx_prime(u: np.ndarray):
+#: beyond this argument D = −erfcx' is evaluated by its asymptotic series (below, by
+#: 2/√π − 2u erfcx(u), whose cancellation costs ~2u² ulp: 5.7e-12 relative at u = 20)
+_ASYMPTOTIC_D = 20.0
+# coefficients (2k+1)!!/2^k of D(u) = (1/(√π u²)) Σ_k (−1)^k c_k u^{−2k}
+_D_SERIES = tuple(math.prod(range(1, 2 * k + 2, 2)) / 2.0**k for k in range(11))
+
+
+def _neg_erfcx_prime(u: np.ndarray, lower: bool = False):
     """``D(u) = −erfcx'(u) = 2/√π − 2u·erfcx(u)`` for u > 0, and a bound on its relative error.
 
-    For u > 100 the asymptotic series ``(1/(√π u²))(1 − 3/(2u²) + 15/(4u⁴) − 105/(8u⁶) +
-    945/(16u⁸))`` is used; it stops after a positive term, so it is an upper bound.
+    For u > 20 the asymptotic series ``(1/(√π u²)) Σ_k (−1)^k ((2k+1)!!/2^k) u^{−2k}`` is used.
+    ``D(u) = (4/√π) ∫_0^∞ s e^{−s²} e^{−2us} ds`` and the Taylor remainders of e^{−s²}
+    alternate, so the series truncated after a positive term (k = 10) is an upper bound and
+    after a negative term (k = 9, ``lower=True``) a lower bound; the k = 10 term is below 2e-19
+    of D at u = 20.
     """
-    big = u > 100.0
+    big = u > _ASYMPTOTIC_D
     x2 = 1.0 / (u * u)
-    asym = x2 / _SQRTPI * (1 - 1.5 * x2 + 3.75 * x2**2 - 13.125 * x2**3 + 59.0625 * x2**4)
-    direct = 2.0 / _SQRTPI - 2.0 * u * _special.erfcx(np.minimum(u, 100.0))
+    terms = _D_SERIES[:10] if lower else _D_SERIES
+    poly = 0.0
+    for k in range(len(terms) - 1, -1, -1):
+        poly = poly * x2 + (terms[k] if k % 2 == 0 else -terms[k])
+    asym = x2 / _SQRTPI * poly
+    direct = _TWO_OVER_SQRTPI - 2.0 * u * _special.erfcx(np.minimum(u, _ASYMPTOTIC_D))
     rel = np.where(big, _SAFE, _SAFE * (1.0 + 2.0 * u * u))
     return np.where(big, asym, direct), rel
 
 
+def _neg_erfcx_prime_bound(x: np.ndarray) -> np.ndarray:
+    """A non-increasing upper bound on D(x) = −erfcx'(x) for x ≥ −0.1 (error terms only).
+
+    ``erfcx(x) > 2/(√π (x + √(x² + 2)))`` (Abramowitz–Stegun 7.1.13) gives
+    ``D(x) < (4/√π)/(x + √(x² + 2))²`` for x ≥ 0; below 0, ``D(x) = 2/√π + 2|x| erfcx(x)`` with
+    erfcx(x) ≤ 1.2 on [−0.1, 0].
+    """
+    xp = np.maximum(x, 0.0)
+    with np.errstate(over="ignore"):
+        t = xp + np.sqrt(xp * xp + 2.0)
+    pos = 2.0 * _TWO_OVER_SQRTPI / t / t * (1 + 8 * ULP)
+    return np.where(x >= 0, pos, _TWO_OVER_SQRTPI + 3.0 * np.abs(x))
+
+
+def _arg_rel(x: np.ndarray, dx: np.ndarray, dval: np.ndarray, drel: np.ndarray) -> np.ndarray:
+    """Bound on the relative change of D between x and any point within dx of it (x ≥ 0), given
+    the computed D(x) = dval within drel: −y D'(y)/D(y) ≤ 2 (the tilted mean of s in D's integral
+    is at most 1/(2y)) gives 2dx/(x − dx); |D'| = erfcx'' ≤ 2.5 on [−0.1, ∞) (erfcx'' is
+    decreasing, 2 at 0) gives 2.5dx/D, the better one near x = 0."""
+    rel1 = np.where(x > dx, 2.0 * dx / (x - dx), np.inf)
+    low = dval * (1.0 - drel) - 2.5 * dx
+    rel2 = np.where(low > 0, 2.5 * dx / low, np.inf)
+    return np.minimum(rel1, rel2)
+
+
 def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
     """Upper bound on log δ(ε) of the Gaussian mechanism with θ = Δ/σ, for a 1-D array ε ≥ 0."""
+    return gaussian_log_delta_bounds(theta, eps, lower=False)[1]
+
+
+def gaussian_log_delta_lower(theta: float, eps: np.ndarray) -> np.ndarray:
+    """Lower bound on log δ(ε) of the Gaussian mechanism with θ = Δ/σ (θ as given), for a 1-D
+    array ε ≥ 0 (``-inf`` where nothing better is certified, e.g. below the float range)."""
+    return gaussian_log_delta_bounds(theta, eps, upper=False)[0]
+
+
+def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = True,
+                              upper: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower, upper)`` bounds on log δ(ε) of Theorem 4 with θ = Δ/σ, for a 1-D array ε ≥ 0.
+
+    One evaluation gives a central value and a bound on its error; the upper bound is value +
+    margin (then the ceilings log Φ(a) and log(Φ(a) − Φ(b))), the lower value − margin. Where the
+    upper uses a one-sided bound (the trapezoid rule for the erfcx difference, an upper bound
+    because D = −erfcx' is convex) the lower uses the opposite one (the midpoint rule, a lower
+    bound for a convex integrand). ``lower``/``upper`` skip the work of the side not wanted (its
+    array is then all ``-inf``).
+
+    Error model (besides the special functions, within ``_SAFE`` each): a = θ/2 − ε/θ and
+    s = θ/2 + ε/θ = −b are within 2.5 ulp·s of the exact values (θ/2 is exact, ε/θ and the sum
+    round once each); the quantities derived from them (u = −a/√2, v = s/√2, a/√2, ...) within
+    4 ulp·v. These *absolute* errors matter when a is near 0 and θ is large (a relative error
+    model missed them: θ = 1e4, ε = θ²/2 was 4e-13 below the exact log δ): each is propagated
+    through a bound on the derivative of the function it enters.
+    """
     eps = np.asarray(eps, dtype=float)
-    out = np.full(eps.shape, -np.inf)
+    lo = np.full(eps.shape, -np.inf)
+    up = np.full(eps.shape, -np.inf)
     if theta == 0.0:
-        return out
+        return lo, up
     # δ grows with θ: a subnormal θ (θ/2 would lose its last bits) is raised to the smallest
-    # normal float
+    # normal float for the upper value; the lower value is then −inf (no information)
+    if theta < _MIN_NORMAL:
+        lower = False
     theta = max(theta, _MIN_NORMAL)
     finite = np.isfinite(eps)
     with np.errstate(over="ignore"):
         a = theta / 2 - eps / theta
+        s = theta / 2 + eps / theta  # −b
+    da = 2.5 * ULP * s  # absolute error bound of a and of s
     region_a = finite & (a < 0)
     region_b = finite & ~region_a
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         if np.any(region_b):
             e = eps[region_b]
-            la = _special.log_ndtr(a[region_b])
-            lb = e + _special.log_ndtr(-theta / 2 - e / theta)
+            ab, sb, dab = a[region_b], s[region_b], da[region_b]
+            la = _special.log_ndtr(ab)
+            lnb = _special.log_ndtr(-sb)
+            lb = e + lnb
             d = la - lb
-            err_d = _SAFE * (1.0 + np.abs(la) + np.abs(lb))
-            rel = _SAFE * (1.0 + np.abs(la)) + err_d / np.where(d > 0, d, np.nan)
-            val = la + log1mexp(-d) + np.log1p(rel)
-            # δ ≤ Φ(a) always, and δ ≤ Φ(a) − Φ(b) = ½(erf(a/√2) + erf(−b/√2)) (e^ε ≥ 1): a sum
-            # of two non-negative terms (a ≥ 0 > b), accurate where d cancels (tiny θ, ε ≤ θ²/2)
-            b = -theta / 2 - e / theta
-            l_gap = np.log(0.5 * (_special.erf(a[region_b] / _SQRT2) + _special.erf(-b / _SQRT2)))
-            ceiling = np.minimum(round_up_log(la, ulps=32), round_up_log(l_gap, ulps=32))
-            val = np.where((d > 0) & np.isfinite(val), np.minimum(val, ceiling), ceiling)
-            out[region_b] = val
+            # log Φ' = φ/Φ ≤ φ(0)/Φ(0) < 0.81 at a ≥ 0 (and a hair below); for b < 0 it is
+            # < |b| + 1 (Birnbaum's bound on the Mills ratio)
+            err_la = _SAFE * (1.0 + np.abs(la)) + 0.81 * dab
+            err_lnb = _SAFE * (1.0 + np.abs(lnb)) + (sb + 2.0) * dab
+            # ε + log Φ(b) cancels (both ~ε when θ is large): its rounding is ½ ulp of the terms
+            err_d = err_la + err_lnb + ULP * (e + np.abs(lnb)) + ULP * np.abs(d)
+            value = la + log1mexp(-d)
+            ok = (d > err_d) & np.isfinite(value)
+            # log(1 − e^{−x}) has slope 1/(e^x − 1), largest at the left end of [d ± err_d]
+            margin = err_la + err_d / np.expm1(np.where(ok, d - err_d, 1.0))
+            # the gap form Φ(a) − Φ(b) = ½(erf(a/√2) + erf(s/√2)), a sum of two non-negative
+            # terms: accurate where d cancels (tiny θ, ε ≤ θ²/2); erf' ≤ 2/√π turns the argument
+            # errors (4 ulp·s/√2 each) into at most 1.2·da absolute on the half sum
+            g = 0.5 * (_special.erf(ab / _SQRT2) + _special.erf(sb / _SQRT2))
+            rel_g = _SAFE + (1.2 * dab + 2 * _SUBNORMAL) / g
+            # δ = (Φ(a) − Φ(b)) − (e^ε − 1) Φ(b): the gap form, with the second term bounded
+            # the other way, in logs (e^ε − 1 overflows beyond ε ≈ 709; log_expm1 is within
+            # 2 ulp·(1 + |·|), the sum of the two logarithms within ½ ulp of their magnitudes)
+            log_t = log_expm1(e) + lnb
+            err_t = err_lnb + 2 * ULP * (1.0 + np.abs(log_expm1(e))) + ULP * np.abs(lnb) + ULP
+            err_t = np.where(e > 0, err_t, 0.0)  # ε = 0: the term is exactly 0
+            if upper:
+                val = round_up_log(value + margin, ulps=16)
+                g_up = g * (1.0 + rel_g)
+                t_lo = np.exp(log_t - err_t) * (1 - 2 * ULP)
+                rest = g_up - t_lo
+                l_gap = np.where(rest > 0, np.log(rest) + np.log1p(2 * ULP * (g_up + t_lo) / rest),
+                                 np.inf)
+                # δ ≤ Φ(a) always, and δ ≤ Φ(a) − Φ(b) − (e^ε − 1) Φ(b)
+                ceiling = np.fmin(round_up_log(la + err_la, ulps=32),
+                                  round_up_log(l_gap, ulps=32))
+                up[region_b] = np.where(ok & np.isfinite(val), np.minimum(val, ceiling),
+                                        ceiling)
+            if lower:
+                lo1 = np.where(ok, round_down_log(value - margin, ulps=16), -np.inf)
+                g_lo = g * (1.0 - np.minimum(rel_g, 1.0))
+                t_up = np.exp(log_t + err_t) * (1 + 2 * ULP)
+                gap = g_lo - t_up
+                rel_gap = 2 * ULP * (g_lo + t_up) / gap
+                lo2 = np.where((gap > 0) & (rel_gap < 1),
+                               round_down_log(np.log(gap) + np.log1p(-rel_gap), ulps=16), -np.inf)
+                lo[region_b] = np.fmax(lo1, lo2)
         if np.any(region_a):
             e = eps[region_a]
-            aa = a[region_a]
+            aa, sa, daa = a[region_a], s[region_a], da[region_a]
             u = -aa / _SQRT2
-            v = (theta / 2 + e / theta) / _SQRT2
+            v = sa / _SQRT2
+            duv = 4 * ULP * v  # absolute error bound of u and of v
             eu = _special.erfcx(u)
             ev = _special.erfcx(v)
             gap = theta * theta / (e - theta * theta / 2)  # (v − u)/u
             close = gap < 1e-6
             diff = eu - ev
             log_diff = np.log(diff)
-            # the erfcx difference loses its condition number eu/diff (each within a few ulp)
-            rel = _SAFE + 8 * ULP * eu / diff
-            use_bound = close | ~(diff > 0) | ~np.isfinite(log_diff)
-            if np.any(use_bound):
-                # trapezoid on the convex D = −erfcx' (completely monotone): an upper bound
-                du, du_rel = _neg_erfcx_prime(u[use_bound])
-                dv, dv_rel = _neg_erfcx_prime(v[use_bound])
-                log_diff[use_bound] = math.log(theta / _SQRT2) + np.log(0.5 * (du + dv))
-                rel[use_bound] = _SAFE + np.maximum(du_rel, dv_rel)
-            # a has ~2 ulp relative error, so −a²/2 has ~5 ulp·a²/2 absolute error: an error
-            # of the logarithm itself, not a relative error of δ (log1p(rel) would be far too
-            # small once ulp·a² > 1, i.e. |a| > 1e8); the other terms are negative or O(1), so
-            # |sum| ≥ a²/2 − O(1) and 16 ulp·(1 + |sum|) covers it together with the rounding of
-            # the logarithms and of the sum
-            val = round_up_log(-aa * aa / 2 + _LOG_HALF + log_diff + np.log1p(rel), ulps=16)
-            ceiling = round_up_log(_special.log_ndtr(aa), ulps=32)
-            # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in log
-            # space): the ceiling log Φ(a) still holds (fmin ignores NaN)
-            val = np.where(np.isfinite(val), val, np.nan)
-            out[region_a] = np.fmin(val, ceiling)
+            # the erfcx difference loses its condition number eu/diff (each within a few ulp);
+            # the argument errors move erfcx(u), erfcx(v) by at most D̄·duv (D decreasing)
+            rel_eval = _SAFE + 8 * ULP * eu / diff
+            # (D̄ is non-increasing and v ≥ u: D̄(v − duv) ≤ D̄(u − duv))
+            d_arg = 2.0 * _neg_erfcx_prime_bound(u - duv) * duv
+            rel = rel_eval + d_arg / (diff * (1.0 - np.minimum(rel_eval, 0.5)))
+            rel = np.where(rel_eval < 0.5, rel, np.inf)
+            direct = (diff > 0) & np.isfinite(log_diff)
+            use_bound = close | ~direct
+            # where the interval [u, v] is short (absolutely or relative to u) the quadrature
+            # rules are accurate to ~(v − u)² and beat the difference, which loses eu/diff
+            short = use_bound | (gap < 1e-3) | (theta < 1e-3)
+            width = math.log(theta / _SQRT2)  # v − u = θ/√2: log within 2 ulp
+            # −a²/2: the argument error moves it by at most |a|·da (+ da²)
+            e_sq = np.abs(aa) * daa * (1 + 1e-9) + daa * daa
+            head = -aa * aa / 2 + _LOG_HALF
+            if upper:
+                log_up = np.where(direct, log_diff + np.log1p(rel), np.nan)
+                if np.any(short):
+                    # trapezoid on the convex D = −erfcx' (completely monotone): an upper bound
+                    du, du_rel = _neg_erfcx_prime(u[short])
+                    dv, dv_rel = _neg_erfcx_prime(v[short])
+                    dd = duv[short]
+                    r_t = _SAFE + 2 * ULP + np.maximum(
+                        du_rel + _arg_rel(u[short], dd, du, du_rel),
+                        dv_rel + _arg_rel(v[short], dd, dv, dv_rel))
+                    trap = width + np.log(0.5 * (du + dv)) + np.log1p(r_t)
+                    log_up[short] = np.where(close[short], trap, np.fmin(log_up[short], trap))
+                # a² carries ~5 ulp·a²/2 of rounding: an error of the logarithm itself, covered
+                # (with the rounding of the logarithms and of the sum) by 16 ulp·(1 + |sum|), as
+                # |sum| ≥ a²/2 − O(1) (the other terms are ≤ 0 or O(1))
+                val = round_up_log(head + log_up + e_sq, ulps=16)
+                log_phi_a = _special.log_ndtr(aa)
+                ceiling = round_up_log(log_phi_a + (np.abs(aa) + 2.0) * daa, ulps=32)
+                # a²/2 or ε/θ overflowed (log Φ(a) = −inf): log δ ≤ log Φ(a) is below the float
+                # range (reported as the most negative float below)
+                ceiling = np.where(np.isneginf(log_phi_a), -np.inf, ceiling)
+                # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in
+                # log space): the ceiling log Φ(a) still holds (fmin ignores NaN)
+                val = np.where(np.isfinite(val), val, np.nan)
+                up[region_a] = np.fmin(val, ceiling)
+            if lower:
+                log_lo = np.where(direct & (rel < 1), log_diff + np.log1p(-np.minimum(rel, 1.0)),
+                                  -np.inf)
+                mid = short
+                if np.any(mid):
+                    # midpoint rule on the convex D: a lower bound on ∫_u^v D
+                    um, vm = u[mid], v[mid]
+                    m = 0.5 * (um + vm)
+                    dm_err = 5 * ULP * vm
+                    dm, dm_rel = _neg_erfcx_prime(m, lower=True)
+                    r_m = _SAFE + 2 * ULP + dm_rel + _arg_rel(m, dm_err, dm, dm_rel)
+                    mid_lo = np.where((r_m < 1) & (dm > 0),
+                                      width + np.log(dm) + np.log1p(-np.minimum(r_m, 1.0)),
+                                      -np.inf)
+                    log_lo[mid] = np.fmax(log_lo[mid], mid_lo)
+                val = round_down_log(head + log_lo - e_sq, ulps=16)
+                lo[region_a] = np.where(np.isfinite(val), val, -np.inf)
     # δ(ε) > 0 at every finite ε when θ > 0: a logarithm below the float range is reported as
     # the most negative float, never −inf (which would certify (ε, 0)-DP)
-    out = np.where(finite & (out < -_MAX_FLOAT), -_MAX_FLOAT, out)
-    return np.minimum(out, 0.0)
+    up = np.where(finite & (up < -_MAX_FLOAT), -_MAX_FLOAT, up)
+    return np.minimum(lo, 0.0), np.minimum(up, 0.0)
 
 
 class GaussianProfile(PrivacyProfile):
@@ -166,6 +319,9 @@ class GaussianProfile(PrivacyProfile):
 
     def _log_delta(self, eps):
         return gaussian_log_delta(self.theta, eps)
+
+    def _log_delta_lower(self, eps):
+        return gaussian_log_delta_lower(self.theta, eps)
 
     @property
     def pure_epsilon(self) -> float:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, round_up_log
+from .._numerics import ULP, log1mexp, round_down_log, round_up_log
 from .._validation import check_real, check_rng
 from ..divergences import align, log_hockey_stick
 from ..privacy_loss import DiscretePrivacyLoss
@@ -81,6 +81,24 @@ class ApproxDPProfile(PrivacyProfile):
         # on the plateau (ε ≥ ε₀) the value is δ₀ exactly (see `plateau`); its logarithm still
         # needs the margin so that exp(log δ) cannot round below δ₀
         return round_up_log(np.where(x >= 0, log_d0, val), ulps=4)
+
+    def _log_delta_lower(self, eps):
+        """``δ₀ + (1 − δ₀) e^{ε₀}/(1 + e^{ε₀}) (1 − e^{ε − ε₀})`` rounded down. ε and ε₀ are
+        floats, so x = ε − ε₀ is one subtraction, within ½ ulp of |x| (no error from the kink:
+        the formula is well conditioned there, unlike the upper value's margin); raising x by
+        1 ulp of |x| lowers 1 − e^x. The factor is ``log1p(−δ₀) − log1p(e^{−ε₀})`` (no
+        cancellation for large ε₀); each piece is within a few ulp of its magnitude."""
+        e0, d0 = self.eps0, self.delta0
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            log_d0 = math.log(d0) if d0 > 0 else -math.inf
+            x = eps - e0
+            x_up = x + ULP * np.abs(x)
+            head = math.log1p(-d0) - math.log1p(math.exp(-e0)) if d0 < 1 else -math.inf
+            slope = np.where(x_up < 0, head + log1mexp(np.minimum(x_up, 0.0)), -np.inf)
+            slope = np.where(np.isfinite(slope), slope - 8 * ULP * (1.0 + abs(head)), slope)
+            val = np.logaddexp(log_d0, slope)
+        # log δ₀ is within ½ ulp of its magnitude; the log-add-exp adds a few ulp
+        return round_down_log(np.where(x >= 0, log_d0, val), ulps=8)
 
     @property
     def pure_epsilon(self) -> float:
@@ -172,6 +190,12 @@ class DiscretePairProfile(PrivacyProfile):
     def _log_delta(self, eps):
         forward = np.atleast_1d(log_hockey_stick(self.p, self.q, eps, round_up=True))
         backward = np.atleast_1d(log_hockey_stick(self.q, self.p, eps, round_up=True))
+        return np.maximum(forward, backward)
+
+    def _log_delta_lower(self, eps):
+        # the larger of two lower bounds bounds the larger of the two divergences from below
+        forward = np.atleast_1d(log_hockey_stick(self.p, self.q, eps, round_down=True))
+        backward = np.atleast_1d(log_hockey_stick(self.q, self.p, eps, round_down=True))
         return np.maximum(forward, backward)
 
     @property

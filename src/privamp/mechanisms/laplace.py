@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import div_up, mul_up, round_up_log
+from .._numerics import ULP, div_up, mul_up, round_down_log, round_up_log
 from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import LaplacePrivacyLoss
@@ -31,6 +31,8 @@ from ..relations import NeighbouringRelation
 from .base import Mechanism, register
 
 __all__ = ["LaplaceMechanism", "LaplaceProfile"]
+
+_SUBNORMAL = math.ulp(0.0)
 
 
 class LaplaceProfile(PrivacyProfile):
@@ -51,6 +53,19 @@ class LaplaceProfile(PrivacyProfile):
             x = (eps - th) / 2.0  # exact for ε ∈ [θ/2, 2θ] (Sterbenz), few ulp otherwise
             val = np.log(-np.expm1(np.minimum(x, 0.0)))
             val = round_up_log(val)
+        return np.where(eps >= th, -np.inf, val)
+
+    def _log_delta_lower(self, eps):
+        # ε − θ is one subtraction of floats (within ½ ulp of the exact difference, in relative
+        # terms: no cancellation error beyond that), the halving is exact (or off by half a
+        # subnormal): raising x by 1 ulp of |x| and a subnormal gives x_up ≥ the exact (ε − θ)/2,
+        # and 1 − e^x decreases in x. −expm1 and log add a few ulp (round_down_log).
+        th = self.theta
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = (eps - th) / 2.0
+            x_up = x + ULP * np.abs(x) + _SUBNORMAL
+            val = np.where(x_up < 0, np.log(-np.expm1(np.minimum(x_up, 0.0))), -np.inf)
+            val = round_down_log(val)
         return np.where(eps >= th, -np.inf, val)
 
     @property

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log1mexp, next_up, round_up_log
+from .._numerics import ULP, log1mexp, next_up, round_down_log, round_up_log
 from .._validation import check_real, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import DiscretePrivacyLoss
@@ -74,19 +74,46 @@ class RandomizedResponseProfile(PrivacyProfile):
             self._pmax, self._pmin = self.p, _one_minus_down(self.p)
         else:
             self._pmax, self._pmin = _one_minus_up(self.p), self.p
+        # the opposite rounding (p_max down, p_min up) for the lower values; for p ≥ ½, 1 − p is
+        # exact (Sterbenz) and both pairs coincide
+        if self.p >= 0.5:
+            self._pmax_lo, self._pmin_hi = self.p, _one_minus_up(self.p)
+        else:
+            self._pmax_lo, self._pmin_hi = _one_minus_down(self.p), self.p
 
     def _log_delta(self, eps):
         if self._pmin == 0.0:
             # p ∈ {0, 1}: the bit is revealed exactly. Two distinct point masses have
             # D_{e^ε} = 1 for every ε, including ε = ∞ (the mass outside the other's support).
             return np.zeros(eps.shape)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # used where x < 0
-            log_ratio = math.log(self._pmin) - math.log(self._pmax)
-            x = eps + log_ratio
-            val = math.log(self._pmax) + log1mexp(np.minimum(x, 0.0))
-            cond = (np.abs(eps) + abs(log_ratio)) / np.maximum(-x, ULP)  # error of x over |x|
-            val = round_up_log(val, 8 * ULP * cond)
-        return np.where(x >= 0, -np.inf, val)
+        # x = ε + log p_min − log p_max is within 2 ulp (|ε| + |log p_min| + |log p_max|) of the
+        # exact exponent (two logarithms and two sums); lowering x by that bound raises
+        # 1 − e^x. (Deciding δ = 0 from the computed x alone was wrong at the float just below
+        # the kink: p = 0.75, ε = fl(log 3) − 1 ulp gave 0 where δ = 1e-16.)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lmin, lmax = math.log(self._pmin), math.log(self._pmax)
+            x = eps + (lmin - lmax)
+            x_dn = x - 2 * ULP * (np.abs(eps) + abs(lmin) + abs(lmax))
+            val = np.where(x_dn < 0, lmax + log1mexp(np.minimum(x_dn, 0.0)), -np.inf)
+            val = round_up_log(val, ulps=8)
+        return np.where(eps >= self.pure_epsilon, -np.inf, val)
+
+    def _log_delta_lower(self, eps):
+        """``log(p_max (1 − e^{ε − ε₀}))`` with p_max rounded down, p_min up, and the exponent
+        x = ε + log p_min − log p_max raised by its rounding error: the two logarithms are within
+        ½ ulp of their magnitudes and the two sums within ½ ulp each, so
+        ``|fl(x) − x| ≤ 2 ulp (|ε| + |log p_min| + |log p_max|)``. Near the kink ε₀ that error
+        is larger than |x| and the value is −inf (δ is within the rounding of ε₀ of zero)."""
+        if self._pmin == 0.0:
+            return np.zeros(eps.shape)  # p ∈ {0, 1}: δ ≡ 1 (exactly representable)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lmin, lmax = math.log(self._pmin_hi), math.log(self._pmax_lo)
+            x = eps + (lmin - lmax)
+            x_up = x + 2 * ULP * (np.abs(eps) + abs(lmin) + abs(lmax))
+            val = np.where(x_up < 0, lmax + log1mexp(np.minimum(x_up, 0.0)), -np.inf)
+            # log1mexp and the sum: a few ulp of the magnitudes (log1mexp ≤ 0, lmax ≤ 0)
+            val = round_down_log(val, ulps=8)
+        return np.where(np.isinf(eps), -np.inf, val)
 
     @property
     def pure_epsilon(self) -> float:
@@ -94,7 +121,11 @@ class RandomizedResponseProfile(PrivacyProfile):
             return math.inf
         if self._pmin == self._pmax:
             return 0.0
-        return float(next_up(next_up(math.log(self._pmax) - math.log(self._pmin))))
+        # log p_max − log p_min is within 1.5 ulp (|log p_max| + |log p_min|) of the exact
+        # log ratio (not within 2 ulp of itself: at p = 0.5 + 1e-10 the ratio is 4e-10 and the
+        # logarithms' rounding 1e-16)
+        lmin, lmax = math.log(self._pmin), math.log(self._pmax)
+        return float(next_up(lmax - lmin + 2 * ULP * (abs(lmax) + abs(lmin))))
 
     def _white_box_group(self, k):
         return self

@@ -127,30 +127,91 @@ class PairCurve(abc.ABC):
 class ProfileCurve(PairCurve):
     """The symmetric dominating curve of a privacy profile (its extension to ε < 0).
 
-    The upper values are the profile's own (certified upper bounds). The lower values assume the
-    profile evaluates its formula to within 1e-11 relative — rounding-level accuracy, which the
-    tests check against high-precision references for every profile class; they only serve the
-    lower end of brackets, never a reported guarantee.
+    The upper values are the profile's own (certified upper bounds), the lower values its
+    certified lower values (:meth:`~privamp.profiles.PrivacyProfile.log_delta_lower`, a lower
+    bound on the function the profile represents), carried through the symmetric extension
+    ``1 − e^ε + e^ε δ(−ε)``, which is increasing in δ, with the log-add-exp rounded down. They
+    only serve the lower end of brackets, never a reported guarantee; where a profile has no
+    lower information its lower value is −inf (δ ≥ 0), and still ``1 − e^ε`` for ε < 0.
     """
 
     orientation = "symmetric"
-    lower_slack = 1e-11
+    #: Not a gap between the upper and lower values any more (those are certified separately):
+    #: only the secant width of the slope bounds, τ = max(h/256, 4√lower_slack), in
+    #: :func:`privamp.pld.discretize.lower_masses`; 1e-12 gives τ ≥ 4e-6, a step above the
+    #: rounding-level gap of well-conditioned profiles.
+    lower_slack = 1e-12
 
     def __init__(self, profile: PrivacyProfile):
         self.profile = profile
 
-    def log_upper(self, eps):
+    def _curve(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        eps = np.asarray(eps, dtype=float)
+        side = self.profile._log_delta_lower if lower else self.profile._log_delta
         out = np.empty(eps.shape)
         pos = eps >= 0
         if np.any(pos):
-            out[pos] = np.minimum(self.profile._log_delta(eps[pos]), 0.0)
+            out[pos] = np.minimum(side(eps[pos]), 0.0)
         neg = ~pos
         if np.any(neg):
             e = eps[neg]
-            with np.errstate(invalid="ignore"):
-                val = np.logaddexp(log1mexp(e), e + np.minimum(self.profile._log_delta(-e), 0.0))
+            with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
+                # 1 − e^ε + e^ε δ(−ε) is increasing in δ: the profile's bound of either side
+                # gives the extension's. log1mexp is within 3 ulp of its magnitude, e + log δ
+                # within ½ ulp of its own, the log-add-exp within ½ ulp of the result: the
+                # error is at most 4 ulp (|log sum| + Σ w_i |term_i|), w_i the terms' shares —
+                # relative to the value even where log f ≈ −e^{ε} is tiny (a margin of ulp·1
+                # there would turn f < 1 into f = 1)
+                t1 = log1mexp(e)
+                t2 = e + np.minimum(side(-e), 0.0)
+                val = np.logaddexp(t1, t2)
+                w1 = np.exp(t1 - val)
+                w2 = np.where(np.isneginf(t2), 0.0, np.exp(t2 - val))
+                margin = 4 * ULP * (np.abs(val) + w1 * np.abs(t1)
+                                    + np.where(w2 > 0, w2 * np.abs(t2), 0.0))
+                val = val - margin if lower else val + margin
             out[neg] = np.where(np.isneginf(e), 0.0, np.minimum(val, 0.0))
         return out
+
+    def log_upper(self, eps):
+        return self._curve(eps, lower=False)
+
+    def log_lower(self, eps):
+        return self._curve(eps, lower=True)
+
+    def slope_bounds(self, eps, tau):
+        """Secant bounds on the slope of f at α = e^ε (f convex), every rounding directed.
+
+        With certified lower values as tight as the upper ones, the default secants' rounding
+        (of exp, of α − α e^{−τ}, of the abscissae ε ± τ) is no longer hidden under a 1e-11
+        value gap: it is ~ulp/τ relative, 5e-11 at τ = 4e-6, and it made the tangent lines of
+        the lower discretisation cross f (P-masses summing to 1 + 2e-12). Here the secants are
+        between the exact points e^ε and e^{fl(ε ∓ τ)} at which f is bounded, the values
+        exponentiated with 2 ulp margins, and the abscissa gaps ``e^ε |expm1(fl(ε±τ) − ε)|``
+        bounded within 8 ulp.
+        """
+        eps = np.asarray(eps, dtype=float)
+        e_left = eps - tau
+        e_right = eps + tau
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            alpha = np.exp(eps)
+            f_lo = np.exp(self.log_lower(eps)) * (1 - 2 * ULP)
+            f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
+            f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
+            # α − x_l and x_r − α, each within 4 ulp (exp, expm1 of an exact difference, product)
+            gap_left = alpha * -np.expm1(e_left - eps)
+            gap_right = alpha * np.expm1(e_right - eps)
+            # f'(α−) ≥ (f(α) − f(x_l))/(α − x_l) ≥ (f_lo − f_left_up)/(gap, rounded down): the
+            # numerator is ≤ 0, so a smaller gap gives a smaller (safe) slope
+            num_lo = (f_lo - f_left_up) * (1 + ULP)
+            s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
+            # f'(α+) ≤ (f(x_r) − f(α))/(x_r − α) ≤ (f_right_up − f_lo)/(gap, rounded up) when the
+            # numerator is ≤ 0 (else the bound is 0: f is non-increasing)
+            num_hi = (f_right_up - f_lo) * (1 - ULP)
+            s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP), 0.0)
+        s_lo = np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
+        s_hi = np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
+        return s_lo, s_hi
 
     def log_excess(self, eps):
         if eps.size == 0:

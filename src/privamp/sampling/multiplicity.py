@@ -130,6 +130,29 @@ class MultiplicityPmf:
         """An upper bound on η = P(K ≥ 1) (rounded up: a larger η is the safe side)."""
         return min(1.0, math.exp(self.log_eta))
 
+    @property
+    def log_eta_lower(self) -> float:
+        """``log`` of a lower bound on η = P(K ≥ 1): :attr:`log_eta` with every rounding
+        reversed and the truncated tail counted as 0 (the same error model for the pmf
+        entries: within 32 ulp·(1 + |log|) of the exact values)."""
+        lw = self.log_pmf
+        positive = float(logsumexp_signed(lw[1:])[0]) if lw.size > 1 else -math.inf
+        if math.isfinite(positive):
+            positive -= 32 * ULP * (1 + abs(positive))
+        if lw[0] < math.log(0.5):
+            # η ≥ 1 − P(K = 0), with P(K = 0) rounded up (its logarithm towards 0)
+            direct = float(log1mexp(lw[0] * (1 - 16 * ULP)))
+            direct -= 32 * ULP * (1 + abs(direct))
+            positive = max(positive, direct)
+        return min(0.0, positive)
+
+    @property
+    def eta_lower(self) -> float:
+        """A lower bound on η = P(K ≥ 1) (rounded down), for lower values of amplified
+        profiles."""
+        log_eta = self.log_eta_lower
+        return 0.0 if log_eta == -math.inf else math.exp(log_eta) * (1 - 2 * ULP)
+
     def total_mass(self) -> float:
         """Σ_k P(K = k) + tail bound (≥ 1 up to rounding; tests check it is ≈ 1)."""
         val, _ = logsumexp_signed(np.append(self.log_pmf, self.log_tail))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
@@ -176,6 +177,11 @@ class SamplingScheme(abc.ABC):
         """η = P(the differing record appears in the subsample), rounded up."""
         return self.multiplicity().eta
 
+    @property
+    def eta_lower(self) -> float:
+        """η rounded *down* (for lower values of amplified profiles)."""
+        return self.multiplicity().eta_lower
+
     @abc.abstractmethod
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """Positions drawn (with repetition), for a dataset of size n."""
@@ -250,6 +256,10 @@ class Poisson(SamplingScheme):
 
     @property
     def eta(self) -> float:
+        return self.rate
+
+    @property
+    def eta_lower(self) -> float:
         return self.rate
 
     def _draw(self, n, rng):
@@ -327,6 +337,10 @@ class WithoutReplacement(SamplingScheme):
         from .._numerics import div_up
 
         return div_up(float(self.m), float(self.n))
+
+    @property
+    def eta_lower(self) -> float:
+        return _div_down(self.m, self.n)
 
     def _draw(self, n, rng):
         return rng.choice(n, size=self.m, replace=False)
@@ -491,9 +505,22 @@ class StageChain(SamplingScheme):
         return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta
 
     @property
+    def first_stage_eta_lower(self) -> float:
+        """η₁ rounded down."""
+        kind, size = self.stages[0]
+        if kind == "wor":
+            return _div_down(size, self.n)
+        return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta_lower
+
+    @property
     def amplification_eta(self) -> float:
         """The η used in the ε-map: η₁ for a general chain (see class docstring)."""
         return self.first_stage_eta
+
+    @property
+    def amplification_eta_lower(self) -> float:
+        """:attr:`amplification_eta` rounded down."""
+        return self.first_stage_eta_lower
 
     def _draw(self, n, rng):
         kind, size = self.stages[0]
@@ -508,6 +535,14 @@ class StageChain(SamplingScheme):
     def __repr__(self) -> str:
         parts = ", ".join(f"{k.upper()}({s})" for k, s in self.stages)
         return f"StageChain(n={self.n}, {parts})"
+
+
+def _div_down(a: int, b: int) -> float:
+    """a / b rounded down (positive integers)."""
+    q = a / b
+    if Fraction(q) > Fraction(a, b):
+        q = math.nextafter(q, 0.0)
+    return q
 
 
 def _must_sizes(n, b, m) -> tuple[int, int, int]:
@@ -535,6 +570,10 @@ class _Must(StageChain):
     def amplification_eta(self) -> float:
         """η = P(the record is in the final subsample) (MUST Theorem 5 / Corollary 6)."""
         return self.eta
+
+    @property
+    def amplification_eta_lower(self) -> float:
+        return self.eta_lower
 
     def __repr__(self) -> str:
         return f"{type(self).__name__.replace('Must', 'MUST.')}(n={self.n}, b={self.b}, m={self.m})"
