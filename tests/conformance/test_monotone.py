@@ -64,4 +64,4 @@ def test_epsilon_falls_with_delta(scheme):
     mech = GaussianMechanism(1.0)
     brackets = [query(mech, scheme, R, 10, "pld", delta=d)
                 for d in (1e-3, 1e-5, 1e-10, 1e-30, 1e-100)]
-    _non_decreasing(brackets[::-1])
+    _non_decreasing(brackets)  # δ decreasing: ε non-decreasing

@@ -59,29 +59,51 @@ class PairCurve(abc.ABC):
         """Upper bound on log D_{e^ε}(P ‖ Q), any real ε (1-D array)."""
 
     def log_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Lower bound on log D_{e^ε}(P ‖ Q)."""
-        up = self.log_upper(eps)
-        return up + math.log1p(-self.lower_slack)
+        """Lower bound on log D_{e^ε}(P ‖ Q). This default is the bound every pair satisfies,
+        ``D_α ≥ max(1 − α, 0)`` (take the whole space): a curve that cannot certify better
+        values gets no useful lower end, never a wrong one. Every curve of privamp overrides
+        it with certified values."""
+        eps = np.asarray(eps, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            val = round_down_log(log1mexp(np.minimum(eps, 0.0)), ulps=8)
+        return np.where(eps < 0, val, -np.inf)
 
     def slope_bounds(self, eps: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
         """Bounds ``(s_lo, s_hi)`` with ``s_lo ≤ f'(α−) ≤ f'(α+) ≤ s_hi`` at α = e^ε.
 
         The slope of f is ``−Q(L > ε)``. This default brackets it by the secants of f on
-        ``[α e^{−τ}, α]`` and ``[α, α e^{τ}]`` (f is convex), from the lower and upper values;
-        curves with a closed-form Q-tail override it.
+        ``[α e^{−τ}, α]`` and ``[α, α e^{τ}]`` (f is convex), from the lower and upper values,
+        every rounding directed; curves with a closed-form Q-tail override it.
+
+        With certified lower values as tight as the upper ones, the default secants' rounding
+        (of exp, of α − α e^{−τ}, of the abscissae ε ± τ) is no longer hidden under a 1e-11
+        value gap: it is ~ulp/τ relative, 5e-11 at τ = 4e-6, and it made the tangent lines of
+        the lower discretisation cross f (P-masses summing to 1 + 2e-12). Here the secants are
+        between the exact points e^ε and e^{fl(ε ∓ τ)} at which f is bounded, the values
+        exponentiated with 2 ulp margins, and the abscissa gaps ``e^ε |expm1(fl(ε±τ) − ε)|``
+        bounded within 8 ulp.
         """
-        alpha = np.exp(eps)
-        left, right = alpha * math.exp(-tau), alpha * math.exp(tau)
-        with np.errstate(under="ignore", invalid="ignore"):
-            f_lo = np.exp(self.log_lower(eps))
-            f_up = np.exp(self.log_upper(eps))
-            f_left_up = np.exp(self.log_upper(eps - tau))
-            f_right_up = np.exp(self.log_upper(eps + tau))
-        s_lo = (f_lo - f_left_up) / (alpha - left)
-        s_hi = (f_right_up - f_lo) / (right - alpha)
-        s_lo = np.clip(s_lo * (1 + 4 * ULP), -1.0, 0.0)
-        s_hi = np.clip(s_hi * (1 - 4 * ULP), -1.0, 0.0)
-        del f_up
+        eps = np.asarray(eps, dtype=float)
+        e_left = eps - tau
+        e_right = eps + tau
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            alpha = np.exp(eps)
+            f_lo = np.exp(self.log_lower(eps)) * (1 - 2 * ULP)
+            f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
+            f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
+            # α − x_l and x_r − α, each within 4 ulp (exp, expm1 of an exact difference, product)
+            gap_left = alpha * -np.expm1(e_left - eps)
+            gap_right = alpha * np.expm1(e_right - eps)
+            # f'(α−) ≥ (f(α) − f(x_l))/(α − x_l) ≥ (f_lo − f_left_up)/(gap, rounded down): the
+            # numerator is ≤ 0, so a smaller gap gives a smaller (safe) slope
+            num_lo = (f_lo - f_left_up) * (1 + ULP)
+            s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
+            # f'(α+) ≤ (f(x_r) − f(α))/(x_r − α) ≤ (f_right_up − f_lo)/(gap, rounded up) when the
+            # numerator is ≤ 0 (else the bound is 0: f is non-increasing)
+            num_hi = (f_right_up - f_lo) * (1 - ULP)
+            s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP), 0.0)
+        s_lo = np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
+        s_hi = np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
         return s_lo, s_hi
 
     def p_tail_bounds(self, eps: np.ndarray, tau: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
@@ -178,40 +200,6 @@ class ProfileCurve(PairCurve):
 
     def log_lower(self, eps):
         return self._curve(eps, lower=True)
-
-    def slope_bounds(self, eps, tau):
-        """Secant bounds on the slope of f at α = e^ε (f convex), every rounding directed.
-
-        With certified lower values as tight as the upper ones, the default secants' rounding
-        (of exp, of α − α e^{−τ}, of the abscissae ε ± τ) is no longer hidden under a 1e-11
-        value gap: it is ~ulp/τ relative, 5e-11 at τ = 4e-6, and it made the tangent lines of
-        the lower discretisation cross f (P-masses summing to 1 + 2e-12). Here the secants are
-        between the exact points e^ε and e^{fl(ε ∓ τ)} at which f is bounded, the values
-        exponentiated with 2 ulp margins, and the abscissa gaps ``e^ε |expm1(fl(ε±τ) − ε)|``
-        bounded within 8 ulp.
-        """
-        eps = np.asarray(eps, dtype=float)
-        e_left = eps - tau
-        e_right = eps + tau
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            alpha = np.exp(eps)
-            f_lo = np.exp(self.log_lower(eps)) * (1 - 2 * ULP)
-            f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
-            f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
-            # α − x_l and x_r − α, each within 4 ulp (exp, expm1 of an exact difference, product)
-            gap_left = alpha * -np.expm1(e_left - eps)
-            gap_right = alpha * np.expm1(e_right - eps)
-            # f'(α−) ≥ (f(α) − f(x_l))/(α − x_l) ≥ (f_lo − f_left_up)/(gap, rounded down): the
-            # numerator is ≤ 0, so a smaller gap gives a smaller (safe) slope
-            num_lo = (f_lo - f_left_up) * (1 + ULP)
-            s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
-            # f'(α+) ≤ (f(x_r) − f(α))/(x_r − α) ≤ (f_right_up − f_lo)/(gap, rounded up) when the
-            # numerator is ≤ 0 (else the bound is 0: f is non-increasing)
-            num_hi = (f_right_up - f_lo) * (1 - ULP)
-            s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP), 0.0)
-        s_lo = np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
-        s_hi = np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
-        return s_lo, s_hi
 
     def log_excess(self, eps):
         if eps.size == 0:
@@ -456,6 +444,17 @@ class PoissonGaussianCurve(PairCurve):
     def slope_bounds(self, eps, tau):
         tail = self.q_tail(eps)
         return -np.minimum(tail * (1 + 1e-12), 1.0), -tail * (1 - 1e-12)
+
+    def log_lower(self, eps):
+        """Certified lower values: those of the generic construction from the Gaussian
+        profile's certified lower values (:class:`PoissonPairCurve`), the same exact curve."""
+        if not hasattr(self, "_generic"):
+            from ..mechanisms.gaussian import GaussianProfile
+
+            self._generic = PoissonPairCurve(ProfileCurve(GaussianProfile(self.theta)),
+                                             self.rate, self.orientation)
+        return np.minimum(self._generic.log_lower(np.asarray(eps, dtype=float)),
+                          self.log_upper(np.asarray(eps, dtype=float)))
 
     def _pos(self, orientation: str, eps: np.ndarray) -> np.ndarray:
         return self._remove_pos(eps) if orientation == "remove" else self._add_pos(eps)
