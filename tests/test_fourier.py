@@ -442,25 +442,50 @@ def test_epsilon_is_infinite_when_the_grid_cannot_certify():
     assert b.upper == math.inf
 
 
-def test_fft_error_bound_covers_the_rounding():
-    # direct convolution (float64, exact to ~1e-16 per entry here) folded onto the window
+@pytest.mark.parametrize("r", [256, 810, 1250, 4096])  # 4⁴, 2·3⁴·5, 2·5⁴, 4⁶
+@pytest.mark.parametrize("k", [1, 6, 40])
+def test_fft_error_bound_covers_the_rounding(r, k):
+    # direct convolution in long double (error ≤ k·60·u_ext ≈ 1.3e-16 per entry, added),
+    # folded onto the window; factors 3 and 5 run radf3/radf5 and radb3/radb5
     rng = np.random.default_rng(3)
-    r, k = 256, 6
     c = np.zeros(r)
-    c[100:160] = rng.random(60)
+    c[r // 3:r // 3 + 60] = rng.random(60)
     c /= c.sum()
-    u_fft, coeff_inf, coeff_2 = _power_spectrum(c, k)
-    full = c.copy()
+    u_fft, fe = _power_spectrum(c, k)
+    part = c[r // 3:r // 3 + 60].astype(np.longdouble)
+    full = part
     for _ in range(k - 1):
-        full = np.convolve(full, c)
-    # index i of c is loss (i − r/2)Δx; the k-fold sum has offset −k r/2
-    folded = np.zeros(r)
-    for j, v in enumerate(full):
-        folded[(j - k * (r // 2) + r // 2) % r] += v
-    err = np.abs(u_fft - folded)
-    assert np.all(err <= coeff_inf + 1e-15)
-    assert math.sqrt(float(np.sum(err**2))) <= coeff_2 + 1e-15
-    assert coeff_inf < 1e-12
+        full = np.convolve(full, part)
+    # index i of c is loss (i − r/2)Δx; entry t of the k-fold sum is index t + k⌊r/3⌋ of the
+    # k-fold sum of indices, loss (t + k⌊r/3⌋ − k r/2)Δx
+    folded = np.zeros(r, dtype=np.longdouble)
+    np.add.at(folded, (np.arange(full.size) + k * (r // 3) - k * (r // 2) + r // 2) % r, full)
+    err = np.abs(u_fft - folded).astype(float)
+    ref_err = k * 60 * 2.0**-63
+    assert np.all(err <= fe.d_inf + fe.rnd + ref_err)
+    assert math.sqrt(float(np.sum(err**2))) <= fe.d_2 + math.sqrt(r) * (fe.rnd + ref_err)
+    assert fe.d_inf + fe.rnd < 1e-13
+
+
+def test_grid_lengths_are_5_smooth(monkeypatch):
+    # the FFT error constants exist for pocketfft's radix-2/3/4/5 passes only: other lengths
+    # (Bluestein, generic radix) are refused, and the automatic grid is 5-smooth
+    from privamp.pld import fourier as fmod
+
+    with pytest.raises(InvalidParameterError, match="5-smooth"):
+        fourier_accountant(_PLD, count=10, eps=1.0, r=2 * 7 * 64)
+    seen = []
+    build = fmod._build
+
+    def spy(source, k, L, r):
+        seen.append(r)
+        return build(source, k, L, r)
+
+    monkeypatch.setattr(fmod, "_build", spy)
+    fourier_accountant(_PLD, count=7, eps=1.0, L=3.1)  # 2⌈3.1·7/0.02⌉ = 2172 → 2^14
+    fourier_accountant(_PLD, count=3, eps=1.0, L=7.01, grid_step=7.01 / 11_000)
+    assert seen[0] == 2**14 and seen[1] == 22_500  # 2·11,000 → 2²·3²·5⁴
+    assert all(fmod._even_fast_length(r) == r for r in seen)
 
 
 def test_truncation_term_keeps_a_too_small_window_honest():
@@ -471,7 +496,9 @@ def test_truncation_term_keeps_a_too_small_window_honest():
     assert small.width > truth.width
     grid = _grid_pld(pair[0], 5.0 / 2**15, 2**15)
     upper, lower = _compose(grid, 50)
-    assert upper.tail > 1e-8 and lower.tail > upper.tail
+    # the upper side adds the mass above the window, the lower one subtracts the mass below it
+    # (mass above the window folds to lower losses, which only lowers δ)
+    assert upper.tail > 1e-8 and 0.0 < lower.tail < 1.0
 
 
 # ---------------------------------------------------------------------------------------------

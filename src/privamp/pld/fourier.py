@@ -43,28 +43,31 @@ Error terms (each to the safe side; results clipped to [0, 1]):
 * **Truncation / aliasing** (Koskela, Jälkö, Prediger, Honkela 2021, Theorem 7 — the term MUST
   Algorithm 1 omits, catalogue erratum 20). With ``α^±(λ) = log Σ_i c_i e^{±λ x_i}`` the
   Chernoff bounds ``P(S ≥ L) ≤ e^{kα⁺(λ) − λL}`` and ``P(S < −L) ≤ e^{kα⁻(λ) − λL}`` hold for
-  the composed finite part S. Mass of S at or above L is missing from the window (its
-  contribution to δ is at most its mass: added to the upper δ); mass outside the window folds
-  back into it (at most all of it lands above ε: subtracted from the lower δ). The authors'
-  code (catalogue §2.6.3) adds and subtracts the sum of both terms, each divided by
+  the composed finite part S. The FFT composes modulo 2L: mass of S at or above L lands at a
+  lower loss, where its δ weight ``(1 − e^{ε − s})_+`` is smaller — missing at most its mass,
+  added to the upper δ, and harmless for the lower one; mass below −L has weight 0 and lands
+  higher — at most its mass too much, subtracted from the lower δ, harmless for the upper one.
+  The authors' code (catalogue §2.6.3) adds and subtracts the sum of both terms, each divided by
   ``1 − e^{−2Lλ}`` (a geometric sum over the copies that fold once, twice, …); a single
   Chernoff bound on the whole out-of-window mass already covers every fold, so privamp drops
-  that factor, and uses only the top term for the upper bound. λ = L/2 is the authors'
-  default; every λ > 0 gives a valid bound, and privamp takes the best of L/2 and a geometric
-  grid.
-* **FFT rounding**: each forward coefficient is within ``e = κ u ‖x‖₁`` of the exact DFT
-  (κ = 10 log₂ r; Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1, with a safety
-  factor of about 2 — the same convention as :mod:`privamp.pld.distribution`); raising to the
-  power k, ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k =: D_f`` per frequency, plus the rounding
-  of the power itself. An error D_f in the spectrum moves every output by at most
-  ``Σ_f w_f D_f / r`` (``w_f`` the rfft multiplicity 1 or 2) and the inverse transform adds
-  ``κ u Σ_f w_f |Y_f| / r`` per output, so the δ functional moves by at most
-  ``(Σ_j g_j) · (Σ_f w_f D_f + κ u Σ_f w_f |Y_f|) / r`` with ``g_j = 1 − e^{ε − x_j}``; by
-  Parseval (``‖irfft(Z)‖₂² = Σ_f w_f |Z_f|² / r``) also by at most
-  ``‖g‖₂ (√(Σ_f w_f D_f²) + κ u √(Σ_f w_f |Y_f|²)) / √r`` (Higham's Theorem 24.2 for the
-  inverse). The smaller of the two is used; the second is ~6× smaller for the MUST example.
-* **Summation** of the δ functional: ``(n + 4) u Σ_j g_j |u_j|`` (any summation order), plus
-  the rounding of the weights.
+  that factor and uses one term per side. λ = L/2 is the authors' default; every λ > 0 gives a
+  valid bound, and privamp takes the best of L/2 and a geometric grid.
+* **FFT rounding** (docs/certification.md, "The Fourier accountant"): the transforms are
+  NumPy's (pocketfft's real FFT, the code whose rounding errors :mod:`._fft_bounds` bounds), on
+  5-smooth r only. Each forward coefficient is within ``e = κ u ‖x‖₁ + a(r)`` of the exact DFT
+  (κ derived for the radf passes of r's factorisation); raising to the power k,
+  ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k`` per frequency, plus the rounding of the power
+  itself: together ``D_f``. Through an exact inverse transform this error is ``e₁ =
+  irfft(Z)``, ``|Z_f| ≤ D_f``: ``|e₁_j| ≤ Σ_f w_f D_f / r`` (w_f the rfft multiplicity 1 or 2),
+  and by Parseval ``‖e₁‖₂ = √(Σ_f w_f |Z_f|² / r)``. The inverse transform's own rounding e₂ is
+  bounded componentwise only (``κ' u Σ_f w_f |P_f| / r + a(r)`` per output, κ' of the radb
+  passes and the 1/r scaling). The δ functional ``Σ_j g_j u_j`` (``g_j = 1 − e^{ε − x_j}``)
+  moves by at most ``min(Σg·max|e₁|, ‖g‖₂‖e₁‖₂) + Σg·max|e₂|``. (The ℓ2 route for e₂ — a
+  normwise bound for the inverse transform, Higham's Theorem 24.2 for radix 2 — is not used:
+  no such bound is derived for pocketfft's mixed-radix passes, and the componentwise one gives
+  only ``‖e₂‖₂ ≤ √r max|e₂|``, never better than Σg·max|e₂|.)
+* **Summation** of the δ functional: ``(n + 4)·2u Σ_j g_j |u_j|`` (any summation order), plus
+  the rounding of the weights (≤ 8u(|ε| + |x| + 1) each) and of the final additions.
 
 Published numbers this implementation corrects
 ---------------------------------------------
@@ -104,16 +107,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import fft, special
+from scipy import special
 
 from .. import _special
-from .._numerics import ULP, bisect_threshold, log1mexp
+from .._numerics import ULP, bisect_threshold
 from .._validation import check_choice, check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, InvalidTypeError, NumericalError
 from ..results import Bracket
 from ..sampling.multiplicity import MultiplicityPmf
 from ..sampling.schemes import Poisson, SamplingScheme, WithoutReplacement
+from . import _fft_bounds as _fb
 from .curves import PairCurve
+from .distribution import fast_length
 
 __all__ = ["MAX_GRID", "MixturePLD", "fourier_accountant"]
 
@@ -852,8 +857,25 @@ def _grid_pld(source, dx: float, r: int) -> _GridPLD:
 # =============================================================================================
 
 
+#: Unit roundoff of float64 (``ULP`` is the machine epsilon, 2u).
+_U = 2.0**-53
+#: Smallest normal float64: a per-frequency allowance for results that underflow.
+_TINY = float(np.finfo(float).tiny)
+#: Assumed accuracy of the float64 elementary functions evaluated below (``np.log``, ``np.exp``,
+#: ``np.log1p``, ``np.expm1``, ``np.abs`` of a complex = hypot, ``np.angle`` = arctan2, and cos/sin
+#: inside ``np.exp`` of an imaginary number): within 4 ulp, i.e. a relative error ≤ 8u (cos/sin:
+#: absolute ≤ 8u on [−1, 1]) — the allowance :mod:`._fft_bounds` makes for NumPy's own float64
+#: trigonometry (``NUMPY_F64_TRIG_ERROR``). glibc documents ≤ 1–2 ulp for these.
+_FN = 8 * _U
+
+
 def _log_mgf(masses: np.ndarray, x: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """``log Σ_i c_i e^{λ x_i}`` for each λ (c ≥ 0), rounded up."""
+    """``log Σ_i c_i e^{λ x_i}`` for each λ (c ≥ 0), rounded up.
+
+    The terms ``log c_i + λx_i`` carry ≤ 8u|log c_i| + 2u|λ x_i| (and u|λx_i| for the float grid
+    loss); a term below the maximum by d enters the sum with weight e^{−d}, and |log c_i| ≤ |out|
+    + d + λ|x_i|, so the relative error of the sum is ≤ 9u(|out| + 1 + λ max|x|) plus the
+    exponentials, the summation (γ_{log₂ n}) and the logarithm: within the 32u(…) added."""
     pos = masses > 0
     lc = np.log(masses[pos])
     xs = x[pos]
@@ -862,65 +884,129 @@ def _log_mgf(masses: np.ndarray, x: np.ndarray, lam: np.ndarray) -> np.ndarray:
                              + math.log2(xs.size + 2))
 
 
-def _chernoff_tails(masses: np.ndarray, x: np.ndarray, k: int, top: float, bottom: float,
-                    lam_extra: float) -> tuple[float, float]:
-    """Bounds on the composed finite mass at or above ``top`` and at or below ``bottom``."""
-    lam = np.append(_LAMBDAS, lam_extra)
+def _chernoff_tail(masses: np.ndarray, x: np.ndarray, k: int, level: float, above: bool,
+                   lam_extra: float) -> float:
+    """Bound on the composed finite mass at or above ``level`` (``above``) or at or below it:
+    ``P(S ≥ level) ≤ e^{kα(λ) − λ level}``, ``P(S ≤ level) ≤ e^{kα(−λ) + λ level}`` for every
+    λ > 0, α the log-MGF of one step's masses (Chernoff; :func:`_log_mgf`, rounded up). The
+    exponent gets ``8u(k|α| + λ|level|)`` for the roundings of ``k·α`` (k as a float, the
+    product), of ``λ·level``, of the sum, and for ``level`` being the float of the exact window
+    edge; the exponential 16u relative."""
     if not np.any(masses > 0):
-        return 0.0, 0.0
-    up = k * _log_mgf(masses, x, lam)
-    down = k * _log_mgf(masses, -x, lam)
-    with np.errstate(over="ignore"):
-        tail_above = float(np.min(np.exp(up - lam * top)))
-        tail_below = float(np.min(np.exp(down + lam * bottom)))
-    return min(tail_above, 1.0), min(tail_below, 1.0)
+        return 0.0
+    lam = np.append(_LAMBDAS, lam_extra)
+    kf = float(k)
+    alpha = _log_mgf(masses, x if above else -x, lam)
+    lam_level = lam * level
+    with np.errstate(over="ignore", invalid="ignore"):
+        expo = kf * alpha + (-lam_level if above else lam_level)
+        expo = expo + 4 * ULP * (kf * np.abs(alpha) + np.abs(lam_level))
+        tail = float(np.min(np.exp(expo))) * (1 + 8 * ULP)
+    return min(tail, 1.0) if tail == tail else 1.0
 
 
-def _power_spectrum(c: np.ndarray, k: int):
-    """``u = H irfft(rfft(Hc)^k)`` and two bounds on its rounding error ``Δu``: per output
-    (``|Δu_j| ≤ coeff_inf``) and in ℓ2 (``‖Δu‖₂ ≤ coeff_2``); see the module docstring.
+def _pow_up(base: np.ndarray, k: int) -> np.ndarray:
+    """An upper bound on ``base^k`` (elementwise; base ≥ 0, normal or 0).
 
-    Per frequency, ``D_f ≥ |fl(X̃_f^k) − X_f^k|`` with ``(|X̃_f| + e)^k − |X̃_f|^k`` (``|a^k − b^k|
-    ≤ (|a| + |a − b|)^k − |a|^k``) plus the rounding of the power. Per output:
-    ``(Σ_f w_f D_f + κu Σ_f w_f |Y_f|)/r``. In ℓ2 (Parseval, ``‖irfft(Z)‖₂² = Σ_f w_f |Z_f|²/r``):
-    ``(√(Σ_f w_f D_f²) + κu √(Σ_f w_f |Y_f|²))/√r`` (the inverse transform's normwise error,
-    Higham Theorem 24.2)."""
+    ``t = log(base)`` is within 8u|log base| (:data:`_FN`), ``s = k·t`` (k as a float, within
+    u; the product, u) within ``u|s| + 9.2u·k|t|`` of ``k log base``; ``12u(k|t| + |s|)`` covers
+    that and the rounding of ``s + slack``; ``exp`` (8u) and the final product by ``1 + 10u``
+    (u) leave ``(1 − 8u)(1 + 10u)(1 − u) ≥ 1``. A result that underflows is within a few 2^-1074
+    of the truth (the callers add :data:`_TINY`)."""
+    kf = float(k)
+    with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        t = np.log(base)
+        s = kf * t
+        slack = 12 * _U * (kf * np.abs(t) + np.abs(s))
+        out = np.exp(s + slack) * (1 + 10 * _U)
+    return np.where(base > 0, out, 0.0)
+
+
+@dataclass(frozen=True)
+class _FftError:
+    """Bounds on the rounding error ``Δu`` of the composed masses ``u = H irfft(rfft(Hc)^k)``
+    (:func:`_power_spectrum`): ``Δu = e₁ + e₂`` with
+
+    * ``e₁ = irfft(P − X^k)``, the error of the powered spectrum P pushed through an *exact*
+      inverse transform: ``|e₁_j| ≤ d_inf`` for every j and ``‖e₁‖₂ ≤ d_2`` (Parseval);
+    * ``e₂ = fl(irfft(P)) − irfft(P)``, the rounding of the inverse transform itself:
+      ``|e₂_j| ≤ rnd`` for every j (componentwise, docs/certification.md "FFT rounding errors").
+    """
+
+    d_inf: float
+    d_2: float
+    rnd: float
+
+    def weighted(self, g_sum: float, g_norm: float) -> float:
+        """Bound on ``|⟨g, Δu⟩|`` for weights g with ``Σ|g| ≤ g_sum`` and ``‖g‖₂ ≤ g_norm``:
+        Hölder (ℓ1, ℓ∞) or Cauchy–Schwarz (ℓ2, ℓ2) for e₁, whichever is smaller, and
+        (ℓ1, ℓ∞) for e₂."""
+        return min(g_sum * self.d_inf, g_norm * self.d_2) + g_sum * self.rnd
+
+
+def _power_spectrum(c: np.ndarray, k: int) -> tuple[np.ndarray, _FftError]:
+    """``u = H irfft(rfft(Hc)^k)`` (NumPy's pocketfft, r 5-smooth) and bounds on its rounding
+    error (:class:`_FftError`; the derivation is in docs/certification.md, "The Fourier
+    accountant").
+
+    * **forward**: ``|X̃_f − X_f| ≤ e = κ u ‖x‖₁ + a(r)`` for every f
+      (:func:`~privamp.pld._fft_bounds.rfft_error_bound`: κ of pocketfft's radf passes for the
+      factorisation of r, a(r) = r·2^-1040 for underflow);
+    * **power**: ``|P_f − X_f^k| ≤ D_f``, ``D_f = B_f(1 − e^{−a_f}) + B_f ρ_f + tiny`` with
+      ``B_f ≥ (|X̃_f| + e)^k`` (:func:`_pow_up`) and ``a_f ≥ k log(1 + e/|X̃_f|)``: the
+      perturbation ``|X^k − X̃^k| ≤ (|X̃| + e)^k − |X̃|^k``, and ρ_f the relative rounding of
+      ``P = exp(k log|X̃|)·exp(i k arg X̃)``: ``expm1(u(k(11|log|X̃|| + 41) + 21))`` (logarithm,
+      products by k, exponential, arctan2, cos/sin and the final product, each within
+      :data:`_FN`);
+    * **inverse** (``e₁``): ``|irfft(Z)_j| ≤ Σ_f w_f|Z_f|/r`` and ``‖irfft(Z)‖₂ =
+      √(Σ_f w_f|Z_f|²/r)`` (Parseval; w_f = 1 at f = 0 and r/2, 2 elsewhere: the Hermitian
+      spectrum; irfft drops the imaginary parts of Z_0 and Z_{r/2}, which only lowers both);
+    * **inverse rounding** (``e₂``): ``κ' u Σ_f w_f|P_f|/r + a(r)`` per output
+      (:func:`~privamp.pld._fft_bounds.irfft_error_constant`, the 1/r scaling included).
+
+    The sums (≤ 2^23 terms, pairwise: relative error ≤ 24u) and the O(u) relative roundings of
+    the products forming D_f are covered by the factor 1 + 1e-6."""
     r = c.size
     h = r // 2
     xvec = np.concatenate([c[h:], c[:h]])  # H: position p holds the loss ≡ pΔx (mod 2L)
-    spec = fft.rfft(xvec)
-    kappa = 10 * math.log2(r) * ULP
-    e = kappa * math.fsum(np.abs(xvec).tolist()) * (1 + 1e-9)
-    mag = np.abs(spec)
+    l1 = math.fsum(np.abs(xvec).tolist())
+    e = _fb.rfft_error_bound(r, np.float64, l1)
+    spec = np.fft.rfft(xvec)
+    kf = float(k)
     with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        mag = np.abs(spec)  # within 8u of |X̃|
+        pos = mag > 0
         log_mag = np.log(mag)
-        log_pert = np.log(mag + e)
-        powered = np.exp(k * log_mag) * np.exp(1j * (k * np.angle(spec)))
-        powered = np.where(mag > 0, powered, 0.0)
-        # (|X| + e)^k − |X|^k = (|X| + e)^k (1 − e^{−k log(1 + e/|X|)})
-        a = k * np.log1p(e / np.where(mag > 0, mag, 1.0))
-        log_d = np.where(mag > 0, k * log_pert + log1mexp(-a),
-                         k * math.log(e) if e > 0 else -np.inf)
-        d_pert = np.exp(log_d)
-        # rounding of the power via log/angle: relative k·8u(|log|X|| + π + 1) + 4u
-        rho = k * 8 * ULP * (np.where(mag > 0, np.abs(log_mag), 0.0) + math.pi + 1) + 4 * ULP
-        d_round = np.exp(k * log_pert) * rho
-    d_tot = np.where(np.isfinite(d_pert), d_pert, np.inf) + d_round
-    y = fft.irfft(powered, r)
+        powered = np.exp(kf * log_mag) * np.exp(1j * (kf * np.angle(spec)))
+        powered = np.where(pos, powered, 0.0)
+        # B ≥ (|X̃| + e)^k: mag(1 + 32u) ≥ |X̃| after its rounding, the sum and the product
+        # rounded up by (1 + 4u)
+        big = _pow_up((mag * (1 + 32 * _U) + e) * (1 + 4 * _U), k)
+        # a ≥ k log1p(e/|X̃|): e/(mag(1 − 32u)) ≥ e/|X̃|, log1p and the products rounded up
+        a = kf * np.log1p(e / (mag * (1 - 32 * _U))) * (1 + 32 * _U)
+        frac = np.minimum(-np.expm1(-a) * (1 + 20 * _U), 1.0)
+        frac = np.where(pos, frac, 1.0)  # X̃_f = 0: |X_f^k| ≤ e^k ≤ B
+        lam = np.where(pos, np.abs(log_mag), 0.0)
+        rho = np.expm1(_U * (kf * (11 * lam + 41) + 21) * (1 + 1e-6)) * (1 + 20 * _U)
+        d = big * frac + np.where(pos, big * rho, 0.0) + _TINY
+        d = np.where(np.isnan(d), np.inf, d)
+    y = np.fft.irfft(powered, r)
     u = np.concatenate([y[h:], y[:h]])
     m = spec.size
     weights = np.full(m, 2.0)
     weights[0] = 1.0
     if r % 2 == 0:
         weights[-1] = 1.0
-    tiny = np.finfo(float).tiny  # underflowed D_f and |Y_f| are below this
-    abs_y = np.abs(powered)
-    coeff_inf = (float(np.sum(weights * d_tot)) + kappa * float(np.sum(weights * abs_y))
-                 + 2 * m * tiny) / r
-    with np.errstate(over="ignore"):
-        coeff_2 = (math.sqrt(float(np.sum(weights * d_tot**2)) + 2 * m * tiny)
-                   + kappa * math.sqrt(float(np.sum(weights * abs_y**2)))) / math.sqrt(r)
-    return u, coeff_inf * (1 + 1e-6), coeff_2 * (1 + 1e-6)
+    kappa_inv = _fb.irfft_error_constant(r, np.float64) * _U
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        sum_d = float(np.sum(weights * d))
+        # squares that underflow lose < 2^-1074 each: 2m·tiny covers them
+        sum_d2 = float(np.sum(weights * d * d)) + 2 * m * _TINY
+        sum_p = float(np.sum(weights * np.abs(powered)))
+        d_inf = sum_d / r * (1 + 1e-6)
+        d_2 = math.sqrt(sum_d2 / r) * (1 + 1e-6)
+    rnd = kappa_inv * sum_p / r * (1 + 1e-6) + _fb.underflow_allowance(r)
+    return u, _FftError(d_inf, d_2, rnd)
 
 
 @dataclass
@@ -930,10 +1016,9 @@ class _Composed:
     kind: str  # "upper" or "lower"
     x: np.ndarray  # grid losses
     u: np.ndarray  # composed masses (clipped at 0 for the upper)
-    coeff_inf: float  # FFT rounding: bound per output
-    coeff_2: float  # FFT rounding: bound on the ℓ2 norm of the output error
+    fft: _FftError  # FFT rounding
     inf_term: float  # P(S = +∞) (rounded to the safe side)
-    tail: float  # truncation/aliasing term (top tail for the upper, both tails for the lower)
+    tail: float  # truncation/aliasing: P(S ≥ L) for the upper, P(S < −L) for the lower
 
     def delta(self, eps: float) -> float:
         """Certified δ at ``eps`` (≥ 0) for this side of the bracket."""
@@ -946,21 +1031,21 @@ class _Composed:
             g = -np.expm1(np.minimum(eps - xs, 0.0))
             body = float(np.sum(g * us))
             abs_body = float(np.sum(g * np.abs(us)))
-            # FFT rounding: Hölder with (ℓ1, ℓ∞) or (ℓ2, ℓ2), whichever is smaller
-            g_sum = float(np.sum(g)) * (1 + 1e-9) + 1.0
-            g_norm = math.sqrt(float(np.sum(g * g))) * (1 + 1e-9) + 1.0
-            fft_err = min(g_sum * self.coeff_inf, g_norm * self.coeff_2)
-            # the weights are evaluated at the rounded grid losses: ≤ 4u(|ε| + |x| + 1) each, and
-            # the point just below ε may truly lie above it (its weight is then that small)
+            # each computed weight is within gerr of the weight of the exact grid loss (the
+            # float x_j is within u|x_j| of it; ε − x_j, u; expm1, 8u), and the point just
+            # below ε may truly lie above it (its weight is then ≤ gerr)
+            gerr = min(1.0, 4 * ULP * (abs(eps) + max(abs(float(x[0])), abs(float(x[-1]))) + 1))
+            g_sum = float(np.sum(g)) * (1 + 1e-9) + (n + 1) * gerr
+            g_norm = math.sqrt(float(np.sum(g * g))) * (1 + 1e-9) + math.sqrt(n + 1) * gerr
             near = float(np.sum(np.abs(u[max(j - 1, 0):])))
-            err = ((n + 4) * ULP * abs_body
-                   + 4 * ULP * (abs(eps) + float(np.max(np.abs(xs))) + 1) * near
-                   + fft_err)
+            err = (n + 4) * ULP * abs_body + gerr * near + self.fft.weighted(g_sum, g_norm)
         else:
             body, err = 0.0, 0.0
+        # the final sums: ≤ u per addition of the partial sums' moduli
+        slop = 4 * ULP * (abs(body) + err + self.inf_term + self.tail)
         if self.kind == "upper":
-            return min(1.0, max(body, 0.0) + err + self.inf_term + self.tail)
-        return max(0.0, body - err + self.inf_term - self.tail)
+            return min(1.0, max(body, 0.0) + err + self.inf_term + self.tail + slop)
+        return max(0.0, body - err + self.inf_term - self.tail - slop)
 
     def epsilon(self, delta: float) -> float:
         """Upper: the smallest ε ≥ 0 with δ_upper(ε) ≤ δ (``inf`` if none); lower: the largest
@@ -989,34 +1074,45 @@ class _Composed:
 
 
 def _compose(grid: _GridPLD, k: int) -> tuple[_Composed, _Composed]:
+    """Compose the upper and the lower PLD of one step k times (module docstring, step 2).
+
+    Aliasing: the FFT composes modulo 2L = rΔx, so a composed loss s outside the window
+    ``[−L, L)`` is counted at ``s − 2Lm`` inside it. Mass at s ≥ L lands lower, where its weight
+    ``(1 − e^{ε − ·})_+`` is smaller (the weight is non-decreasing): it can only *lower* δ — the
+    upper side adds ``P(S ≥ L)``, the lower side needs nothing for it. Mass at s < −L has weight
+    0 (ε ≥ 0 > s) but lands higher: at most ``P(S < −L)`` too much — subtracted from the lower
+    side, harmless for the upper one."""
     r, dx = grid.r, grid.dx
     x = (np.arange(r, dtype=float) - r // 2) * dx
     half = (r // 2) * dx
     lam_default = half / 2  # λ = L/2 (Koskela et al.; catalogue §2.6.3)
+    kf = float(k)
     # upper: the missing top tail (S ≥ L) only
-    u_up, ci_up, c2_up = _power_spectrum(grid.upper, k)
-    above_up, _ = _chernoff_tails(grid.upper, x, k, half, -half - dx, lam_default)
+    u_up, fe_up = _power_spectrum(grid.upper, k)
+    above_up = _chernoff_tail(grid.upper, x, k, half, True, lam_default)
     p = grid.p_inf_upper
     if p >= 1.0:
         inf_up = 1.0
     else:
-        arg = k * math.log1p(-p)
-        inf_up = -math.expm1(arg) * (1 + 4 * ULP * (2 + abs(arg)))
-    upper = _Composed("upper", x, np.maximum(u_up, 0.0), ci_up, c2_up, min(inf_up, 1.0),
-                      above_up * (1 + 1e-9))
-    # lower: everything outside the window folds back in
-    u_lo, ci_lo, c2_lo = _power_spectrum(grid.lower, k)
-    above_lo, below_lo = _chernoff_tails(grid.lower, x, k, half, -half - dx, lam_default)
+        # 1 − (1 − p)^k: log1p (8u) and k·(…) (2u) give the argument a relative error ≤ 10.1u,
+        # which moves 1 − e^{arg} by ≤ 10.1u relative (x/(e^x − 1) ≤ 1); expm1 8u, product u
+        arg = kf * math.log1p(-p)
+        inf_up = -math.expm1(arg) * (1 + 16 * ULP)
+    upper = _Composed("upper", x, np.maximum(u_up, 0.0), fe_up, min(inf_up, 1.0), above_up)
+    # lower: the mass below the window folds into it
+    u_lo, fe_lo = _power_spectrum(grid.lower, k)
+    below_lo = _chernoff_tail(grid.lower, x, k, -half - dx, False, lam_default)
     d, p = grid.dropped_lower, grid.p_inf_lower
     if d >= 1.0 or p <= 0.0:
         inf_lo = 0.0
     else:
-        arg_d = k * math.log1p(-d)
-        arg_p = k * math.log1p(-min(p / (1.0 - d), 1.0))
+        # (1 − d)^k − (1 − d − p)^k: decreasing in d (an upper bound on the dropped mass is
+        # used), increasing in p (a lower bound); p is clipped to 1 − d
+        arg_d = kf * math.log1p(-d)
+        arg_p = kf * math.log1p(-min(p / (1.0 - d), 1.0))
         inf_lo = math.exp(arg_d) * -math.expm1(arg_p)
         inf_lo *= 1 - 8 * ULP * (4 + abs(arg_d) + abs(arg_p))
-    lower = _Composed("lower", x, u_lo, ci_lo, c2_lo, max(inf_lo, 0.0),
-                      (above_lo + below_lo) * (1 + 1e-9))
+    lower = _Composed("lower", x, u_lo, fe_lo, max(inf_lo, 0.0), below_lo)
     return upper, lower
 
 
@@ -1046,9 +1142,19 @@ def _check_grid(L, r):
         if r > MAX_GRID:
             raise NumericalError(f"r = {r:,} grid points exceed the memory bound of "
                                  f"{MAX_GRID:,} (2^24); use a smaller r or a larger grid step")
+        if _even_fast_length(r) != r:
+            raise InvalidParameterError(
+                "r", "an even 5-smooth integer (2^a·3^b·5^c, a ≥ 1): the FFT lengths whose "
+                "rounding errors privamp bounds (pocketfft's radix-2/3/4/5 passes; other lengths "
+                f"run Bluestein or generic passes); e.g. {_even_fast_length(r):,}", r)
     if L is not None:
         L = check_real("L", L, "(0, inf)")
     return L, r
+
+
+def _even_fast_length(n: int) -> int:
+    """The smallest even 5-smooth number ≥ n (n ≥ 2)."""
+    return 2 * fast_length(-(-n // 2))
 
 
 def _p_inf_upper(source) -> float:
@@ -1203,7 +1309,8 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         if grid_step is not None and r_want > MAX_GRID:
             raise NumericalError(f"grid_step {grid_step!r} over [-{L:g}, {L:g}) needs "
                                  f"{r_want:,} points, more than {MAX_GRID:,} (2^24)")
-        r = min(max(r_want, MIN_DEFAULT_GRID), DEFAULT_MAX_GRID)
+        # 5-smooth (the analysed FFT lengths); the bounds are powers of two
+        r = min(max(_even_fast_length(r_want), MIN_DEFAULT_GRID), DEFAULT_MAX_GRID)
     lowers, uppers = [], []
     for src in sources:
         upper, lower = _build(src, k, L, r)
