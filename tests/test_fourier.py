@@ -21,6 +21,7 @@ from privamp.mechanisms.generic import ApproxDPMechanism
 from privamp.pld import PoissonGaussianCurve, ProfileCurve
 from privamp.pld.fourier import (
     MAX_GRID,
+    FourierBracket,
     MixturePLD,
     _compose,
     _grid_pld,
@@ -254,6 +255,51 @@ def test_certified_flags():
     assert MixturePLD.from_scheme(Poisson(0.1), 1.0, orientation="add").certified
     for scheme in (WR(n=100, m=5), MustOW(100, 20, 5), MustWO(100, 20, 5), MustWW(100, 20, 5)):
         assert not MixturePLD.from_scheme(scheme, 1.0).certified
+
+
+def test_results_on_unproven_pairs_are_labelled_estimates():
+    # the bracket holds for the pair; whether the pair dominates the mechanism is the source's
+    # flag, and the result carries it (WR and MUST: estimates, never "certified")
+    kw = dict(count=20, eps=1.0, L=8.0, r=2**12)
+    wor = fourier_accountant(MixturePLD.from_scheme(WOR(n=100, m=5), 1.0), **kw)
+    assert isinstance(wor, FourierBracket) and wor.certified and wor.status == "certified"
+    pois = fourier_accountant(MixturePLD.poisson_pair(0.05, 1.0), **kw)
+    assert pois.certified
+    curve = fourier_accountant(PoissonGaussianCurve(1.0, 0.05, "remove"), **kw)
+    assert curve.certified
+    for scheme in (WR(n=100, m=5), MustOW(100, 20, 5), MustWO(100, 20, 5), MustWW(100, 20, 5)):
+        pld = MixturePLD.from_scheme(scheme, 1.0)
+        for b in (fourier_accountant(pld, **kw),
+                  fourier_accountant([pld, pld.swapped()], **kw),
+                  fourier_accountant([MixturePLD.from_scheme(WOR(n=100, m=5), 1.0), pld], **kw),
+                  fourier_accountant(pld, count=20, delta=1e-3, L=8.0, r=2**12)):
+            assert b.certified is False and b.status == "estimate"
+            assert "certified=False" in repr(b)
+
+
+def test_accountant_fourier_never_composes_a_mixture_pair(monkeypatch):
+    # Accountant("fourier") feeds the accountant the events' dominating pair curves (amplified
+    # profiles for WR and MUST), never the MUST paper's mixture pairs
+    from privamp import GaussianMechanism
+    from privamp.accountant import Accountant
+    from privamp.pld import fourier as fmod
+    from privamp.pld.curves import PairCurve
+
+    seen = []
+    real = fmod.fourier_accountant
+
+    def spy(source, **kw):
+        seen.append(source)
+        out = real(source, **kw)
+        assert out.certified
+        return out
+
+    monkeypatch.setattr(fmod, "fourier_accountant", spy)
+    mech = GaussianMechanism(2.0, relation="substitute")
+    for scheme in (WR(n=100, m=2), MustOW(100, 20, 2)):
+        b = Accountant("fourier").add(mech, 5, scheme=scheme).delta(1.0)
+        assert 0.0 <= b.lower <= b.upper <= 1.0
+    assert seen and all(isinstance(s, PairCurve) for s in seen)
 
 
 def test_untracked_multiplicity_tail_goes_to_the_safe_side():

@@ -120,7 +120,7 @@ from . import _fft_bounds as _fb
 from .curves import PairCurve
 from .distribution import fast_length
 
-__all__ = ["MAX_GRID", "MixturePLD", "fourier_accountant"]
+__all__ = ["MAX_GRID", "FourierBracket", "MixturePLD", "fourier_accountant"]
 
 #: Largest grid (number of points r) the accountant accepts: 2^24 points are 128 MB per array.
 MAX_GRID = 2**24
@@ -129,6 +129,10 @@ DEFAULT_MAX_GRID = 2**22
 MIN_DEFAULT_GRID = 2**14
 #: Default target width of the ε bracket caused by the grid drift (k·Δx ≈ this).
 DEFAULT_EPS_RESOLUTION = 0.02
+#: Largest drift k·Δx accepted on an automatic grid: beyond it (many compositions over a wide
+#: window) the bracket would span more than this in ε, and the query is refused quickly
+#: instead of spending the largest grid on it (explicit ``L`` and ``r`` are always honoured).
+MAX_AUTO_DRIFT = 10.0
 #: Default truncation tolerances: absolute when ε is given, relative to δ when δ is given.
 DEFAULT_TAIL_TOL_FOR_EPS = 1e-12
 DEFAULT_TAIL_TOL_FOR_DELTA = 1e-3
@@ -141,6 +145,30 @@ _NDTR_REL = 1e-12
 _CURVE_TAUS = (1e-6, 1e-3)
 #: λ grid for the Chernoff tail bounds (each λ gives a valid bound; the best one is used).
 _LAMBDAS = np.geomspace(1e-2, 1e3, 41)
+
+
+@dataclass(frozen=True)
+class FourierBracket(Bracket):
+    """What :func:`fourier_accountant` returns: a :class:`~privamp.results.Bracket` and whether it
+    is a guarantee for the mechanism.
+
+    ``lower ≤ exact ≤ upper`` always holds for the *pair* the accountant composed (every
+    truncation and rounding term is certified). ``certified`` is ``True`` when that pair is a
+    proven dominating pair of the mechanism (every :class:`~privamp.pld.curves.PairCurve`;
+    the Poisson and WOR :class:`MixturePLD`), ``False`` when it is not (the MUST paper's WR and
+    MUST mixture pairs): the numbers are then **estimates** for the mechanism, not bounds —
+    :attr:`status` says so.
+
+    >>> FourierBracket(0.1, 0.2, certified=False).status
+    'estimate'
+    """
+
+    certified: bool = True
+
+    @property
+    def status(self) -> str:
+        """``"certified"`` or ``"estimate"``."""
+        return "certified" if self.certified else "estimate"
 
 
 # =============================================================================================
@@ -828,6 +856,42 @@ def _source_survival(source, x_dn: np.ndarray, x_up: np.ndarray):
     return t_up, t_lo, p_inf_lo
 
 
+#: Coarse points per grid (see :func:`_survival_on_grid`).
+_COARSE = 4096
+
+
+def _survival_on_grid(source, x_dn: np.ndarray, x_up: np.ndarray):
+    """:func:`_source_survival` on a fine grid, evaluated only where it is informative.
+
+    Any value ≥ T is an upper bound and any value ≤ T a lower bound, so a point may be left at
+    the trivial bounds (1 and 0): the running minimum/maximum of :func:`_grid_pld` then carries
+    the neighbouring bounds into it (T is non-increasing), and the result stays valid. The
+    survival bounds are first evaluated on every ⌈r/4096⌉-th point; below the last coarse point
+    whose upper bound is exactly 1 and whose lower bound has reached its largest coarse value,
+    and above the first coarse point whose upper bound is exactly 0 (T = 0 there), the fine
+    points are not evaluated. (With a window much wider than one step's loss range — many
+    compositions — this skips most of the grid.)"""
+    r = x_dn.size
+    step = -(-r // _COARSE)
+    if step <= 2:
+        return _source_survival(source, x_dn, x_up)
+    idx = np.append(np.arange(0, r, step), r - 1)
+    c_up, c_lo, p_inf_lo = _source_survival(source, x_dn[idx], x_up[idx])
+    left = np.flatnonzero((c_up >= 1.0) & (c_lo >= np.max(c_lo)))
+    right = np.flatnonzero(c_up <= 0.0)
+    a = int(idx[left[-1]]) if left.size else 0
+    b = int(idx[right[0]]) if right.size else r - 1
+    if b < a:  # not a survival function: evaluate everything
+        a, b = 0, r - 1
+    t_up = np.ones(r)
+    t_lo = np.zeros(r)
+    t_up[b + 1:] = 0.0  # T ≤ T(x_b) ≤ 0 there (exact)
+    f_up, f_lo, p_inf_lo = _source_survival(source, x_dn[a:b + 1], x_up[a:b + 1])
+    t_up[a:b + 1] = f_up
+    t_lo[a:b + 1] = f_lo
+    return t_up, t_lo, p_inf_lo
+
+
 def _grid_pld(source, dx: float, r: int) -> _GridPLD:
     """Discretise a source on the grid (module docstring, step 1)."""
     x = (np.arange(r, dtype=float) - r // 2) * dx
@@ -835,7 +899,7 @@ def _grid_pld(source, dx: float, r: int) -> _GridPLD:
     # point ≥ it (the float product may be rounded either way)
     x_dn = np.nextafter(x, -np.inf)
     x_up = np.nextafter(x, np.inf)
-    t_up_raw, t_lo_raw, p_inf_lo = _source_survival(source, x_dn, x_up)
+    t_up_raw, t_lo_raw, p_inf_lo = _survival_on_grid(source, x_dn, x_up)
     t_up = np.minimum.accumulate(np.clip(t_up_raw, 0.0, 1.0))
     t_lo = np.maximum.accumulate(np.clip(t_lo_raw, 0.0, 1.0)[::-1])[::-1]
     grow, shrink = 1 + 2 * ULP, 1 - 2 * ULP
@@ -897,8 +961,8 @@ def _chernoff_tail(masses: np.ndarray, x: np.ndarray, k: int, level: float, abov
     lam = np.append(_LAMBDAS, lam_extra)
     kf = float(k)
     alpha = _log_mgf(masses, x if above else -x, lam)
-    lam_level = lam * level
     with np.errstate(over="ignore", invalid="ignore"):
+        lam_level = lam * level
         expo = kf * alpha + (-lam_level if above else lam_level)
         expo = expo + 4 * ULP * (kf * np.abs(alpha) + np.abs(lam_level))
         tail = float(np.min(np.exp(expo))) * (1 + 8 * ULP)
@@ -969,8 +1033,9 @@ def _power_spectrum(c: np.ndarray, k: int) -> tuple[np.ndarray, _FftError]:
     r = c.size
     h = r // 2
     xvec = np.concatenate([c[h:], c[:h]])  # H: position p holds the loss ≡ pΔx (mod 2L)
-    l1 = math.fsum(np.abs(xvec).tolist())
-    e = _fb.rfft_error_bound(r, np.float64, l1)
+    # ‖x‖₁ in floating point: within r·u ≤ 2^-29 of the exact sum in any summation order,
+    # covered by the 1 + 1e-6 of rfft_error_bound
+    e = _fb.rfft_error_bound(r, np.float64, float(np.sum(np.abs(xvec))))
     spec = np.fft.rfft(xvec)
     kf = float(k)
     with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
@@ -1164,7 +1229,7 @@ def _p_inf_upper(source) -> float:
     return math.exp(source.log_mass_at_infinity)
 
 
-def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
+def _auto_L(sources, k: int, log_tol: float, eps: float | None) -> float:
     """The truncation bound L chosen from the inputs.
 
     1. Grow L (×1.5 from 1) until, for every source, the single-step mass that is certainly
@@ -1174,9 +1239,10 @@ def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
     2. Raise L until the Chernoff bounds ``e^{kα^±(λ) − λL}`` on the composed mass outside
        [−L, L), with α^± from the upper and lower PLDs on a coarse grid of 2^15 points, are at
        most tol/4 for the best λ.
-    The final error terms are computed rigorously on the real grid; this only picks L.
+    The final error terms are computed rigorously on the real grid; this only picks L. The
+    tolerance comes as its logarithm (``1e-3 × delta`` underflows for δ below 1e-305).
     """
-    per_step = tol / (4.0 * k)
+    per_step = math.exp(log_tol - math.log(4.0 * k))  # 0 if it underflows: tails must vanish
     big = 1.0
     for _ in range(40):
         pts = np.array([-big, big])
@@ -1196,19 +1262,26 @@ def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
         raise NumericalError("could not find a truncation bound L at which the single-step "
                              "privacy loss tails fall below the tolerance")
     best = big
+    # the coarse grid covers [−2L₁, 2L₁): an atom of the loss at ±L₁ itself (Laplace: ±ε₀ =
+    # ±1 = the first L₁) must be inside it, not sent to ±∞ where no Chernoff bound sees it
     r0 = 2**15
-    dx0 = 2 * big / r0
+    dx0 = 4 * big / r0
     x0 = (np.arange(r0, dtype=float) - r0 // 2) * dx0
     lam = np.append(_LAMBDAS, big / 2)
-    log_tol = math.log(tol / 4.0)
+    log_tol = log_tol - math.log(4.0)
     for src in sources:
         g = _grid_pld(src, dx0, r0)
         for masses in (g.upper, g.lower):
             if not np.any(masses > 0):
                 continue
             for sign in (1.0, -1.0):
-                need = (k * _log_mgf(masses, sign * x0, lam) - log_tol) / lam
-                best = max(best, float(np.min(need)))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    need = (k * _log_mgf(masses, sign * x0, lam) - log_tol) / lam
+                need = need[~np.isnan(need)]
+                best = max(best, float(np.min(need)) if need.size else math.inf)
+    if not math.isfinite(best):
+        raise NumericalError("could not find a truncation bound L at which the Chernoff bounds "
+                             "on the composed privacy loss fall below the tolerance")
     if eps is not None:
         best = max(best, eps + 4 * dx0)
     return best * 1.05
@@ -1222,7 +1295,8 @@ def _build(source, k: int, L: float, r: int) -> tuple[_Composed, _Composed]:
 
 def fourier_accountant(source, *, count: int, eps: float | None = None,
                        delta: float | None = None, L: float | None = None, r: int | None = None,
-                       grid_step: float | None = None, tail_tol: float | None = None) -> Bracket:
+                       grid_step: float | None = None, tail_tol: float | None = None
+                       ) -> FourierBracket:
     """The Fourier accountant (Zhao & Liu 2023, Algorithm 1; Koskela et al. 2020, 2021) with
     certified error terms: a bracket on δ(ε) (``eps`` given) or on ε(δ) (``delta`` given) after
     ``count`` compositions of the same mechanism.
@@ -1230,8 +1304,10 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
     See the module docstring for the construction and every error term. The bracket is certified
     for the *pair* described by ``source``; whether that pair dominates the mechanism is the
     source's business (``MixturePLD.certified``; a ``PairCurve`` is a dominating pair by
-    construction). For an asymmetric relation pass both orientations (a sequence): the result is
-    the worse one (MUST Theorem 4(a)).
+    construction), and the result says which: ``certified=False`` (``status == "estimate"``)
+    as soon as one source is a :class:`MixturePLD` with ``certified=False`` (WR, MUST) — its
+    numbers are then estimates for the mechanism, not guarantees. For an asymmetric relation
+    pass both orientations (a sequence): the result is the worse one (MUST Theorem 4(a)).
 
     **Grid drift.** Each composition rounds the loss up (upper) or down (lower) by up to one
     grid step, so the two sides drift apart by up to ``count × Δx`` in the loss — that is the
@@ -1251,9 +1327,10 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         the single-step tails beyond ±L are below ``tail_tol/(4 count)`` and the Chernoff bound
         on the composed mass outside the window is below ``tail_tol/4``.
     r : int, optional
-        Number of grid points (even, ≤ 2^24; ``NumericalError`` above). Default:
-        ``2⌈L/grid_step⌉``, between 2^14 and 2^22 (beyond 2^22 the drift k·Δx exceeds the
-        requested resolution: the bracket says so by its width).
+        Number of grid points: even and 5-smooth (2^a·3^b·5^c, the FFT lengths with derived
+        rounding-error constants), ≤ 2^24 (``NumericalError`` above). Default:
+        ``2⌈L/grid_step⌉`` rounded up to such a number, between 2^14 and 2^22 (beyond 2^22
+        the drift k·Δx exceeds the requested resolution: the bracket says so by its width).
     grid_step : float, optional
         Requested Δx when r is not given. Default ``0.02/count`` (a drift of about 0.02 in ε).
     tail_tol : float, optional
@@ -1262,24 +1339,30 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
 
     Returns
     -------
-    Bracket
+    FourierBracket
         ``(lower, upper)`` on δ(ε) (clipped to [0, 1]) or on ε(δ) (``upper = inf`` when the
-        grid cannot certify the target).
+        grid cannot certify the target), and ``certified`` (see above).
 
     Raises
     ------
     InvalidParameterError
         Bad count, eps, delta, L, r, grid_step, tail_tol, or not exactly one of eps and delta.
     NumericalError
-        r > 2^24.
+        r > 2^24; an automatic grid on which the drift ``count × Δx`` would exceed
+        :data:`MAX_AUTO_DRIFT` (10) — many compositions over a wide window, where the bracket
+        would be uninformative (pass ``L`` and ``r`` to force it); no truncation bound L found.
 
     Examples
     --------
     >>> from privamp.sampling import WOR
     >>> pld = MixturePLD.from_scheme(WOR(n=100, m=10), noise_multiplier=1.0)
     >>> b = fourier_accountant(pld, count=20, eps=1.0, L=8.0, r=2**14)
-    >>> round(b.lower, 3), round(b.upper, 3)
-    (0.088, 0.091)
+    >>> round(b.lower, 3), round(b.upper, 3), b.status
+    (0.088, 0.091, 'certified')
+    >>> from privamp.sampling import WR
+    >>> fourier_accountant(MixturePLD.from_scheme(WR(n=100, m=10), 1.0), count=20, eps=1.0,
+    ...                    L=8.0, r=2**14).status
+    'estimate'
     """
     sources = _sources(source)
     k = check_int("count", count, "[1, inf)")
@@ -1296,21 +1379,30 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         if r is not None:
             raise InvalidParameterError("grid_step", "omitted when r is given", grid_step)
     if tail_tol is not None:
-        tail_tol = check_real("tail_tol", tail_tol, "(0, 1)")
+        log_tail_tol = math.log(check_real("tail_tol", tail_tol, "(0, 1)"))
+    elif eps is not None:
+        log_tail_tol = math.log(DEFAULT_TAIL_TOL_FOR_EPS)
     else:
-        tail_tol = DEFAULT_TAIL_TOL_FOR_EPS if eps is not None \
-            else DEFAULT_TAIL_TOL_FOR_DELTA * delta
-    auto_L = L is None
-    if auto_L:
-        L = _auto_L(sources, k, tail_tol, eps)
+        log_tail_tol = math.log(DEFAULT_TAIL_TOL_FOR_DELTA) + math.log(delta)
+    if L is None:
+        L = _auto_L(sources, k, log_tail_tol, eps)
     if r is None:
         step = grid_step if grid_step is not None else DEFAULT_EPS_RESOLUTION / k
-        r_want = 2 * math.ceil(L / step)
+        r_want = 2 * math.ceil(min(L / step, 1e30))
         if grid_step is not None and r_want > MAX_GRID:
             raise NumericalError(f"grid_step {grid_step!r} over [-{L:g}, {L:g}) needs "
                                  f"{r_want:,} points, more than {MAX_GRID:,} (2^24)")
         # 5-smooth (the analysed FFT lengths); the bounds are powers of two
-        r = min(max(_even_fast_length(r_want), MIN_DEFAULT_GRID), DEFAULT_MAX_GRID)
+        r = min(max(_even_fast_length(min(r_want, DEFAULT_MAX_GRID)), MIN_DEFAULT_GRID),
+                DEFAULT_MAX_GRID)
+        drift = k * 2 * L / r
+        if drift > MAX_AUTO_DRIFT:
+            raise NumericalError(
+                f"the Fourier accountant cannot resolve {k:,} compositions here: its upper and "
+                f"lower sides drift apart by count × grid step = {drift:.3g} in the privacy "
+                f"loss on its largest automatic grid ({r:,} points over [-{L:.4g}, {L:.4g})), "
+                f"more than {MAX_AUTO_DRIFT:g}; the bracket would carry no information. Use "
+                "the 'pld' backend (no drift), or pass L and r (up to 2^24) to force it")
     lowers, uppers = [], []
     for src in sources:
         upper, lower = _build(src, k, L, r)
@@ -1320,4 +1412,5 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         else:
             lowers.append(lower.epsilon(delta))
             uppers.append(upper.epsilon(delta))
-    return Bracket(float(max(lowers)), float(max(uppers)))
+    certified = all(getattr(src, "certified", True) for src in sources)
+    return FourierBracket(float(max(lowers)), float(max(uppers)), certified=certified)
