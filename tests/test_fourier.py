@@ -662,3 +662,31 @@ def test_elementary_function_accuracy_assumption():
     # logarithms near 1 (the zero frequency: |X| ≈ 1): relative accuracy of the result holds
     near = 1.0 + rng.standard_normal(200) * 10.0 ** rng.uniform(-15, -1, 200)
     assert max(rel(np.log(v), mp.log(mp.mpf(v))) for v in near) <= 8 * u
+
+
+_NEEDS_ACCOUNTANT_FIX = pytest.mark.xfail(
+    strict=True, reason="accountant._fourier_sources compares events by id(mechanism), "
+    "id(scheme) and ignores group_privacy/relation; remove this marker with the fix")
+
+
+@_NEEDS_ACCOUNTANT_FIX
+def test_accountant_fourier_compares_events_by_value():
+    # two equal events built separately are one kind of event
+    from privamp import GaussianMechanism
+    from privamp.accountant import Accountant
+    from privamp.sampling import WR as _WR
+
+    acc = Accountant("fourier").add(GaussianMechanism(1.0), 5).add(GaussianMechanism(1.0), 5)
+    one = Accountant("fourier").add(GaussianMechanism(1.0), 10)
+    assert acc.delta(2.0) == one.delta(2.0)
+    # ... and events that differ in how group privacy enters are not: composing the first
+    # event's curves for all ten steps reported δ(2) ≤ 0.00431 where the exact composition has
+    # δ(2) ≥ 0.00636 (pld lower end): an upper bound below the truth
+    mech = GaussianMechanism(1.0, relation="substitute")
+    scheme = _WR(100, 10)
+    mixed = (Accountant("fourier").add(mech, 5, scheme=scheme, group_privacy="white-box")
+             .add(mech, 5, scheme=scheme, group_privacy="black-box"))
+    from privamp.errors import UnsupportedCombinationError
+
+    with pytest.raises(UnsupportedCombinationError):
+        mixed.delta(2.0)
