@@ -856,6 +856,8 @@ def _source_survival(source, x_dn: np.ndarray, x_up: np.ndarray):
     return t_up, t_lo, p_inf_lo
 
 
+#: Absolute slack for survival bounds that underflowed (4 × the smallest subnormal).
+_SUBNORMAL_SLACK = 2.0**-1072
 #: Coarse points per grid (see :func:`_survival_on_grid`).
 _COARSE = 4096
 
@@ -900,8 +902,11 @@ def _grid_pld(source, dx: float, r: int) -> _GridPLD:
     x_dn = np.nextafter(x, -np.inf)
     x_up = np.nextafter(x, np.inf)
     t_up_raw, t_lo_raw, p_inf_lo = _survival_on_grid(source, x_dn, x_up)
-    t_up = np.minimum.accumulate(np.clip(t_up_raw, 0.0, 1.0))
-    t_lo = np.maximum.accumulate(np.clip(t_lo_raw, 0.0, 1.0)[::-1])[::-1]
+    # the bounds carry relative margins, which do not cover a result that underflowed (an
+    # upper bound rounded to 0 or to a subnormal is off by up to a few 2^-1075): 2^-1072
+    # absolute each way (the upper side then keeps ≥ 2^-1072 at +∞, ≈ k·2e-323 in δ)
+    t_up = np.minimum.accumulate(np.clip(t_up_raw + _SUBNORMAL_SLACK, 0.0, 1.0))
+    t_lo = np.maximum.accumulate(np.clip(t_lo_raw - _SUBNORMAL_SLACK, 0.0, 1.0)[::-1])[::-1]
     grow, shrink = 1 + 2 * ULP, 1 - 2 * ULP
     upper = np.empty(r)
     upper[0] = (1.0 - t_up[0]) * grow
