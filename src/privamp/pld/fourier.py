@@ -96,6 +96,11 @@ Inputs (``source``):
 * a :class:`MixturePLD` (the pairs of MUST eqs (6)–(8), S5, S6);
 * a sequence of those: the accountant returns the worse (Theorem 4(a) of the MUST paper: δ is
   the maximum over the two orientations of an asymmetric relation).
+
+The result (:class:`FourierBracket`) is certified for the pair; ``certified=False`` (``status ==
+"estimate"``) says that the pair is not proven to dominate the mechanism — the MUST paper's WR and
+MUST mixture pairs — so its numbers are estimates, never guarantees. :class:`~privamp.accountant.
+Accountant` (``backend="fourier"``) composes dominating pair curves only.
 """
 
 from __future__ import annotations
