@@ -1412,7 +1412,8 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
                 f"lower sides drift apart by count × grid step = {drift:.3g} in the privacy "
                 f"loss on its largest automatic grid ({r:,} points over [-{L:.4g}, {L:.4g})), "
                 f"more than {MAX_AUTO_DRIFT:g}; the bracket would carry no information. Use "
-                "the 'pld' backend (no drift), or pass L and r (up to 2^24) to force it")
+                "the 'pld' backend (no drift), or force it with explicit L and r (up to 2^24) "
+                "in privamp.pld.fourier.fourier_accountant")
     lowers, uppers = [], []
     for src in sources:
         upper, lower = _build(src, k, L, r)
