@@ -184,8 +184,40 @@ def test_must_table8_sigma_reproduces_and_delta_c_does_not(quick):
     assert len(sigma) == 5 and all(c["status"] == "agrees" for c in sigma)
     upper = [c for c in cells if c["quantity"] == "δ_c,U"]
     assert all(c["status"] == "erratum" and c["note"] == "MUST-18" for c in upper)
-    # the certified brackets are far above the printed upper bounds (and above 1/n)
+    # the brackets are far above the printed upper bounds (and above 1/n)
     assert all(float(c["ours"]) > 10 * float(c["paper"]) for c in upper)
+    # the mixture pair dominates for Poisson and WOR only: WR and MUST are estimates, in the
+    # CSV, the JSON and the report's text
+    delta_cells = [c for c in cells if c["quantity"] in ("δ_c,L", "δ_c,U")]
+    assert {c["column"]: c["certified"] for c in delta_cells} == {
+        "Poisson": "true", "WOR": "true", "WR": "false", "MUST.OW": "false", "MUST.WW": "false"}
+    assert all(c["certified"] == "" for c in sigma)
+    record = manifest(folder, "must-table8")
+    flags = {(d["column"], d["quantity"]): d.get("certified") for d in record["differences"]}
+    assert flags[("WR", "δ_c,U")] is False and flags[("Poisson", "δ_c,U")] is True
+    assert [v["certified"] for v in record["values"]] == [True, True, False, False, False]
+    rows = {r["scheme"]: r["certified"] for r in csv.DictReader(
+        (folder / "must-table8.csv").open())}
+    assert rows == {"Poisson": "True", "WOR": "True", "WR": "False", "MUST.OW": "False",
+                    "MUST.WW": "False"}
+    report = (folder / "REPRODUCTION.md").read_text()
+    for scheme in ("WR", "MUST.OW", "MUST.WW"):
+        assert any(line.startswith(f"| Table 8 | {scheme} | δ_c,U |")
+                   and "(estimate)" in line for line in report.splitlines())
+
+
+def test_must_figure_s2_labels_the_mixture_pair_numbers_estimates(quick):
+    folder, _ = quick
+    record = manifest(folder, "must-figS2")
+    fa = [v for v in record["values"] if "mixture pair" in v["what"]]
+    ours = [v for v in record["values"] if "mixture pair" not in v["what"]]
+    assert fa and all(v["certified"] is False for v in fa)
+    assert ours and all(v["certified"] is True for v in ours)
+    assert all("certified" not in c["detail"] or "(estimate)" in c["detail"]
+               for c in record["checks"] if "mixture" in c["claim"] or "MUST.WW" in c["claim"])
+    rows = list(csv.DictReader((folder / "must-figS2-values.csv").open()))
+    assert {r["certified"] for r in rows if r["method"].startswith("Fourier")} == {"False"}
+    assert "Estimates, not certified" in (folder / "REPRODUCTION.md").read_text()
 
 
 def test_must_table9_monte_carlo_and_swapped_cells(quick):

@@ -272,12 +272,26 @@ class Accountant:
     def _fourier_sources(self):
         from .pld.builders import pair_curves
 
-        if len({(id(ev.mechanism), id(ev.scheme)) for ev in self._events}) > 1:
+        # one kind of event, compared by value (mechanisms and schemes are frozen dataclasses;
+        # profiles by identity); the relation and the group privacy change the pair curves, so
+        # they are part of it (ignoring group privacy under-reported δ for mixed white-box and
+        # black-box WR steps)
+        first = self._events[0]
+        kind = (first.mechanism, first.scheme, first.effective_relation, first.group_privacy)
+
+        def same(ev) -> bool:
+            other = (ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
+            try:
+                return bool(other == kind)
+            except (TypeError, ValueError):  # fields holding arrays: identity only
+                return all(a is b for a, b in zip(other, kind, strict=True))
+
+        if not all(same(ev) for ev in self._events[1:]):
             raise UnsupportedCombinationError(
                 "the Fourier accountant composes one kind of event (Koskela et al.; MUST "
                 "Algorithm 1); use the 'pld' backend for heterogeneous compositions")
-        ev = self._events[0]
-        return pair_curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy), self.steps
+        return (pair_curves(first.mechanism, first.scheme, first.relation, first.group_privacy),
+                self.steps)
 
     def _fourier_epsilon(self, delta: float) -> Bracket:
         from .pld.fourier import fourier_accountant

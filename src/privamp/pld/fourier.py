@@ -43,28 +43,31 @@ Error terms (each to the safe side; results clipped to [0, 1]):
 * **Truncation / aliasing** (Koskela, Jälkö, Prediger, Honkela 2021, Theorem 7 — the term MUST
   Algorithm 1 omits, catalogue erratum 20). With ``α^±(λ) = log Σ_i c_i e^{±λ x_i}`` the
   Chernoff bounds ``P(S ≥ L) ≤ e^{kα⁺(λ) − λL}`` and ``P(S < −L) ≤ e^{kα⁻(λ) − λL}`` hold for
-  the composed finite part S. Mass of S at or above L is missing from the window (its
-  contribution to δ is at most its mass: added to the upper δ); mass outside the window folds
-  back into it (at most all of it lands above ε: subtracted from the lower δ). The authors'
-  code (catalogue §2.6.3) adds and subtracts the sum of both terms, each divided by
+  the composed finite part S. The FFT composes modulo 2L: mass of S at or above L lands at a
+  lower loss, where its δ weight ``(1 − e^{ε − s})_+`` is smaller — missing at most its mass,
+  added to the upper δ, and harmless for the lower one; mass below −L has weight 0 and lands
+  higher — at most its mass too much, subtracted from the lower δ, harmless for the upper one.
+  The authors' code (catalogue §2.6.3) adds and subtracts the sum of both terms, each divided by
   ``1 − e^{−2Lλ}`` (a geometric sum over the copies that fold once, twice, …); a single
   Chernoff bound on the whole out-of-window mass already covers every fold, so privamp drops
-  that factor, and uses only the top term for the upper bound. λ = L/2 is the authors'
-  default; every λ > 0 gives a valid bound, and privamp takes the best of L/2 and a geometric
-  grid.
-* **FFT rounding**: each forward coefficient is within ``e = κ u ‖x‖₁`` of the exact DFT
-  (κ = 10 log₂ r; Higham, *Accuracy and Stability of Numerical Algorithms*, §24.1, with a safety
-  factor of about 2 — the same convention as :mod:`privamp.pld.distribution`); raising to the
-  power k, ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k =: D_f`` per frequency, plus the rounding
-  of the power itself. An error D_f in the spectrum moves every output by at most
-  ``Σ_f w_f D_f / r`` (``w_f`` the rfft multiplicity 1 or 2) and the inverse transform adds
-  ``κ u Σ_f w_f |Y_f| / r`` per output, so the δ functional moves by at most
-  ``(Σ_j g_j) · (Σ_f w_f D_f + κ u Σ_f w_f |Y_f|) / r`` with ``g_j = 1 − e^{ε − x_j}``; by
-  Parseval (``‖irfft(Z)‖₂² = Σ_f w_f |Z_f|² / r``) also by at most
-  ``‖g‖₂ (√(Σ_f w_f D_f²) + κ u √(Σ_f w_f |Y_f|²)) / √r`` (Higham's Theorem 24.2 for the
-  inverse). The smaller of the two is used; the second is ~6× smaller for the MUST example.
-* **Summation** of the δ functional: ``(n + 4) u Σ_j g_j |u_j|`` (any summation order), plus
-  the rounding of the weights.
+  that factor and uses one term per side. λ = L/2 is the authors' default; every λ > 0 gives a
+  valid bound, and privamp takes the best of L/2 and a geometric grid.
+* **FFT rounding** (docs/certification.md, "The Fourier accountant"): the transforms are
+  NumPy's (pocketfft's real FFT, the code whose rounding errors :mod:`._fft_bounds` bounds), on
+  5-smooth r only. Each forward coefficient is within ``e = κ u ‖x‖₁ + a(r)`` of the exact DFT
+  (κ derived for the radf passes of r's factorisation); raising to the power k,
+  ``|(X + E)^k − X^k| ≤ (|X| + e)^k − |X|^k`` per frequency, plus the rounding of the power
+  itself: together ``D_f``. Through an exact inverse transform this error is ``e₁ =
+  irfft(Z)``, ``|Z_f| ≤ D_f``: ``|e₁_j| ≤ Σ_f w_f D_f / r`` (w_f the rfft multiplicity 1 or 2),
+  and by Parseval ``‖e₁‖₂ = √(Σ_f w_f |Z_f|² / r)``. The inverse transform's own rounding e₂ is
+  bounded componentwise only (``κ' u Σ_f w_f |P_f| / r + a(r)`` per output, κ' of the radb
+  passes and the 1/r scaling). The δ functional ``Σ_j g_j u_j`` (``g_j = 1 − e^{ε − x_j}``)
+  moves by at most ``min(Σg·max|e₁|, ‖g‖₂‖e₁‖₂) + Σg·max|e₂|``. (The ℓ2 route for e₂ — a
+  normwise bound for the inverse transform, Higham's Theorem 24.2 for radix 2 — is not used:
+  no such bound is derived for pocketfft's mixed-radix passes, and the componentwise one gives
+  only ``‖e₂‖₂ ≤ √r max|e₂|``, never better than Σg·max|e₂|.)
+* **Summation** of the δ functional: ``(n + 4)·2u Σ_j g_j |u_j|`` (any summation order), plus
+  the rounding of the weights (≤ 8u(|ε| + |x| + 1) each) and of the final additions.
 
 Published numbers this implementation corrects
 ---------------------------------------------
@@ -93,6 +96,11 @@ Inputs (``source``):
 * a :class:`MixturePLD` (the pairs of MUST eqs (6)–(8), S5, S6);
 * a sequence of those: the accountant returns the worse (Theorem 4(a) of the MUST paper: δ is
   the maximum over the two orientations of an asymmetric relation).
+
+The result (:class:`FourierBracket`) is certified for the pair; ``certified=False`` (``status ==
+"estimate"``) says that the pair is not proven to dominate the mechanism — the MUST paper's WR and
+MUST mixture pairs — so its numbers are estimates, never guarantees. :class:`~privamp.accountant.
+Accountant` (``backend="fourier"``) composes dominating pair curves only.
 """
 
 from __future__ import annotations
@@ -104,18 +112,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import fft, special
+from scipy import special
 
 from .. import _special
-from .._numerics import ULP, bisect_threshold, log1mexp
+from .._numerics import ULP, bisect_threshold
 from .._validation import check_choice, check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, InvalidTypeError, NumericalError
 from ..results import Bracket
 from ..sampling.multiplicity import MultiplicityPmf
 from ..sampling.schemes import Poisson, SamplingScheme, WithoutReplacement
+from . import _fft_bounds as _fb
 from .curves import PairCurve
+from .distribution import fast_length
 
-__all__ = ["MAX_GRID", "MixturePLD", "fourier_accountant"]
+__all__ = ["MAX_GRID", "FourierBracket", "MixturePLD", "fourier_accountant"]
 
 #: Largest grid (number of points r) the accountant accepts: 2^24 points are 128 MB per array.
 MAX_GRID = 2**24
@@ -124,6 +134,10 @@ DEFAULT_MAX_GRID = 2**22
 MIN_DEFAULT_GRID = 2**14
 #: Default target width of the ε bracket caused by the grid drift (k·Δx ≈ this).
 DEFAULT_EPS_RESOLUTION = 0.02
+#: Largest drift k·Δx accepted on an automatic grid: beyond it (many compositions over a wide
+#: window) the bracket would span more than this in ε, and the query is refused quickly
+#: instead of spending the largest grid on it (explicit ``L`` and ``r`` are always honoured).
+MAX_AUTO_DRIFT = 10.0
 #: Default truncation tolerances: absolute when ε is given, relative to δ when δ is given.
 DEFAULT_TAIL_TOL_FOR_EPS = 1e-12
 DEFAULT_TAIL_TOL_FOR_DELTA = 1e-3
@@ -136,6 +150,30 @@ _NDTR_REL = 1e-12
 _CURVE_TAUS = (1e-6, 1e-3)
 #: λ grid for the Chernoff tail bounds (each λ gives a valid bound; the best one is used).
 _LAMBDAS = np.geomspace(1e-2, 1e3, 41)
+
+
+@dataclass(frozen=True)
+class FourierBracket(Bracket):
+    """What :func:`fourier_accountant` returns: a :class:`~privamp.results.Bracket` and whether it
+    is a guarantee for the mechanism.
+
+    ``lower ≤ exact ≤ upper`` always holds for the *pair* the accountant composed (every
+    truncation and rounding term is certified). ``certified`` is ``True`` when that pair is a
+    proven dominating pair of the mechanism (every :class:`~privamp.pld.curves.PairCurve`;
+    the Poisson and WOR :class:`MixturePLD`), ``False`` when it is not (the MUST paper's WR and
+    MUST mixture pairs): the numbers are then **estimates** for the mechanism, not bounds —
+    :attr:`status` says so.
+
+    >>> FourierBracket(0.1, 0.2, certified=False).status
+    'estimate'
+    """
+
+    certified: bool = True
+
+    @property
+    def status(self) -> str:
+        """``"certified"`` or ``"estimate"``."""
+        return "certified" if self.certified else "estimate"
 
 
 # =============================================================================================
@@ -823,6 +861,44 @@ def _source_survival(source, x_dn: np.ndarray, x_up: np.ndarray):
     return t_up, t_lo, p_inf_lo
 
 
+#: Absolute slack for survival bounds that underflowed (4 × the smallest subnormal).
+_SUBNORMAL_SLACK = 2.0**-1072
+#: Coarse points per grid (see :func:`_survival_on_grid`).
+_COARSE = 4096
+
+
+def _survival_on_grid(source, x_dn: np.ndarray, x_up: np.ndarray):
+    """:func:`_source_survival` on a fine grid, evaluated only where it is informative.
+
+    Any value ≥ T is an upper bound and any value ≤ T a lower bound, so a point may be left at
+    the trivial bounds (1 and 0): the running minimum/maximum of :func:`_grid_pld` then carries
+    the neighbouring bounds into it (T is non-increasing), and the result stays valid. The
+    survival bounds are first evaluated on every ⌈r/4096⌉-th point; below the last coarse point
+    whose upper bound is exactly 1 and whose lower bound has reached its largest coarse value,
+    and above the first coarse point whose upper bound is exactly 0 (T = 0 there), the fine
+    points are not evaluated. (With a window much wider than one step's loss range — many
+    compositions — this skips most of the grid.)"""
+    r = x_dn.size
+    step = -(-r // _COARSE)
+    if step <= 2:
+        return _source_survival(source, x_dn, x_up)
+    idx = np.append(np.arange(0, r, step), r - 1)
+    c_up, c_lo, p_inf_lo = _source_survival(source, x_dn[idx], x_up[idx])
+    left = np.flatnonzero((c_up >= 1.0) & (c_lo >= np.max(c_lo)))
+    right = np.flatnonzero(c_up <= 0.0)
+    a = int(idx[left[-1]]) if left.size else 0
+    b = int(idx[right[0]]) if right.size else r - 1
+    if b < a:  # not a survival function: evaluate everything
+        a, b = 0, r - 1
+    t_up = np.ones(r)
+    t_lo = np.zeros(r)
+    t_up[b + 1:] = 0.0  # T ≤ T(x_b) ≤ 0 there (exact)
+    f_up, f_lo, p_inf_lo = _source_survival(source, x_dn[a:b + 1], x_up[a:b + 1])
+    t_up[a:b + 1] = f_up
+    t_lo[a:b + 1] = f_lo
+    return t_up, t_lo, p_inf_lo
+
+
 def _grid_pld(source, dx: float, r: int) -> _GridPLD:
     """Discretise a source on the grid (module docstring, step 1)."""
     x = (np.arange(r, dtype=float) - r // 2) * dx
@@ -830,9 +906,12 @@ def _grid_pld(source, dx: float, r: int) -> _GridPLD:
     # point ≥ it (the float product may be rounded either way)
     x_dn = np.nextafter(x, -np.inf)
     x_up = np.nextafter(x, np.inf)
-    t_up_raw, t_lo_raw, p_inf_lo = _source_survival(source, x_dn, x_up)
-    t_up = np.minimum.accumulate(np.clip(t_up_raw, 0.0, 1.0))
-    t_lo = np.maximum.accumulate(np.clip(t_lo_raw, 0.0, 1.0)[::-1])[::-1]
+    t_up_raw, t_lo_raw, p_inf_lo = _survival_on_grid(source, x_dn, x_up)
+    # the bounds carry relative margins, which do not cover a result that underflowed (an
+    # upper bound rounded to 0 or to a subnormal is off by up to a few 2^-1075): 2^-1072
+    # absolute each way (the upper side then keeps ≥ 2^-1072 at +∞, ≈ k·2e-323 in δ)
+    t_up = np.minimum.accumulate(np.clip(t_up_raw + _SUBNORMAL_SLACK, 0.0, 1.0))
+    t_lo = np.maximum.accumulate(np.clip(t_lo_raw - _SUBNORMAL_SLACK, 0.0, 1.0)[::-1])[::-1]
     grow, shrink = 1 + 2 * ULP, 1 - 2 * ULP
     upper = np.empty(r)
     upper[0] = (1.0 - t_up[0]) * grow
@@ -852,8 +931,25 @@ def _grid_pld(source, dx: float, r: int) -> _GridPLD:
 # =============================================================================================
 
 
+#: Unit roundoff of float64 (``ULP`` is the machine epsilon, 2u).
+_U = 2.0**-53
+#: Smallest normal float64: a per-frequency allowance for results that underflow.
+_TINY = float(np.finfo(float).tiny)
+#: Assumed accuracy of the float64 elementary functions evaluated below (``np.log``, ``np.exp``,
+#: ``np.log1p``, ``np.expm1``, ``np.abs`` of a complex = hypot, ``np.angle`` = arctan2, and cos/sin
+#: inside ``np.exp`` of an imaginary number): within 4 ulp, i.e. a relative error ≤ 8u (cos/sin:
+#: absolute ≤ 8u on [−1, 1]) — the allowance :mod:`._fft_bounds` makes for NumPy's own float64
+#: trigonometry (``NUMPY_F64_TRIG_ERROR``). glibc documents ≤ 1–2 ulp for these.
+_FN = 8 * _U
+
+
 def _log_mgf(masses: np.ndarray, x: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """``log Σ_i c_i e^{λ x_i}`` for each λ (c ≥ 0), rounded up."""
+    """``log Σ_i c_i e^{λ x_i}`` for each λ (c ≥ 0), rounded up.
+
+    The terms ``log c_i + λx_i`` carry ≤ 8u|log c_i| + 2u|λ x_i| (and u|λx_i| for the float grid
+    loss); a term below the maximum by d enters the sum with weight e^{−d}, and |log c_i| ≤ |out|
+    + d + λ|x_i|, so the relative error of the sum is ≤ 9u(|out| + 1 + λ max|x|) plus the
+    exponentials, the summation (γ_{log₂ n}) and the logarithm: within the 32u(…) added."""
     pos = masses > 0
     lc = np.log(masses[pos])
     xs = x[pos]
@@ -862,65 +958,130 @@ def _log_mgf(masses: np.ndarray, x: np.ndarray, lam: np.ndarray) -> np.ndarray:
                              + math.log2(xs.size + 2))
 
 
-def _chernoff_tails(masses: np.ndarray, x: np.ndarray, k: int, top: float, bottom: float,
-                    lam_extra: float) -> tuple[float, float]:
-    """Bounds on the composed finite mass at or above ``top`` and at or below ``bottom``."""
-    lam = np.append(_LAMBDAS, lam_extra)
+def _chernoff_tail(masses: np.ndarray, x: np.ndarray, k: int, level: float, above: bool,
+                   lam_extra: float) -> float:
+    """Bound on the composed finite mass at or above ``level`` (``above``) or at or below it:
+    ``P(S ≥ level) ≤ e^{kα(λ) − λ level}``, ``P(S ≤ level) ≤ e^{kα(−λ) + λ level}`` for every
+    λ > 0, α the log-MGF of one step's masses (Chernoff; :func:`_log_mgf`, rounded up). The
+    exponent gets ``8u(k|α| + λ|level|)`` for the roundings of ``k·α`` (k as a float, the
+    product), of ``λ·level``, of the sum, and for ``level`` being the float of the exact window
+    edge; the exponential 16u relative."""
     if not np.any(masses > 0):
-        return 0.0, 0.0
-    up = k * _log_mgf(masses, x, lam)
-    down = k * _log_mgf(masses, -x, lam)
-    with np.errstate(over="ignore"):
-        tail_above = float(np.min(np.exp(up - lam * top)))
-        tail_below = float(np.min(np.exp(down + lam * bottom)))
-    return min(tail_above, 1.0), min(tail_below, 1.0)
+        return 0.0
+    lam = np.append(_LAMBDAS, lam_extra)
+    kf = float(k)
+    alpha = _log_mgf(masses, x if above else -x, lam)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lam_level = lam * level
+        expo = kf * alpha + (-lam_level if above else lam_level)
+        expo = expo + 4 * ULP * (kf * np.abs(alpha) + np.abs(lam_level))
+        tail = float(np.min(np.exp(expo))) * (1 + 8 * ULP)
+    return min(tail, 1.0) if tail == tail else 1.0
 
 
-def _power_spectrum(c: np.ndarray, k: int):
-    """``u = H irfft(rfft(Hc)^k)`` and two bounds on its rounding error ``Δu``: per output
-    (``|Δu_j| ≤ coeff_inf``) and in ℓ2 (``‖Δu‖₂ ≤ coeff_2``); see the module docstring.
+def _pow_up(base: np.ndarray, k: int) -> np.ndarray:
+    """An upper bound on ``base^k`` (elementwise; base ≥ 0, normal or 0).
 
-    Per frequency, ``D_f ≥ |fl(X̃_f^k) − X_f^k|`` with ``(|X̃_f| + e)^k − |X̃_f|^k`` (``|a^k − b^k|
-    ≤ (|a| + |a − b|)^k − |a|^k``) plus the rounding of the power. Per output:
-    ``(Σ_f w_f D_f + κu Σ_f w_f |Y_f|)/r``. In ℓ2 (Parseval, ``‖irfft(Z)‖₂² = Σ_f w_f |Z_f|²/r``):
-    ``(√(Σ_f w_f D_f²) + κu √(Σ_f w_f |Y_f|²))/√r`` (the inverse transform's normwise error,
-    Higham Theorem 24.2)."""
+    ``t = log(base)`` is within 8u|log base| (:data:`_FN`), ``s = k·t`` (k as a float, within
+    u; the product, u) within ``u|s| + 9.2u·k|t|`` of ``k log base``; ``12u(k|t| + |s|)`` covers
+    that and the rounding of ``s + slack``; ``exp`` (8u) and the final product by ``1 + 10u``
+    (u) leave ``(1 − 8u)(1 + 10u)(1 − u) ≥ 1``. A result that underflows is within a few 2^-1074
+    of the truth (the callers add :data:`_TINY`)."""
+    kf = float(k)
+    with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        t = np.log(base)
+        s = kf * t
+        slack = 12 * _U * (kf * np.abs(t) + np.abs(s))
+        out = np.exp(s + slack) * (1 + 10 * _U)
+    return np.where(base > 0, out, 0.0)
+
+
+@dataclass(frozen=True)
+class _FftError:
+    """Bounds on the rounding error ``Δu`` of the composed masses ``u = H irfft(rfft(Hc)^k)``
+    (:func:`_power_spectrum`): ``Δu = e₁ + e₂`` with
+
+    * ``e₁ = irfft(P − X^k)``, the error of the powered spectrum P pushed through an *exact*
+      inverse transform: ``|e₁_j| ≤ d_inf`` for every j and ``‖e₁‖₂ ≤ d_2`` (Parseval);
+    * ``e₂ = fl(irfft(P)) − irfft(P)``, the rounding of the inverse transform itself:
+      ``|e₂_j| ≤ rnd`` for every j (componentwise, docs/certification.md "FFT rounding errors").
+    """
+
+    d_inf: float
+    d_2: float
+    rnd: float
+
+    def weighted(self, g_sum: float, g_norm: float) -> float:
+        """Bound on ``|⟨g, Δu⟩|`` for weights g with ``Σ|g| ≤ g_sum`` and ``‖g‖₂ ≤ g_norm``:
+        Hölder (ℓ1, ℓ∞) or Cauchy–Schwarz (ℓ2, ℓ2) for e₁, whichever is smaller, and
+        (ℓ1, ℓ∞) for e₂."""
+        return min(g_sum * self.d_inf, g_norm * self.d_2) + g_sum * self.rnd
+
+
+def _power_spectrum(c: np.ndarray, k: int) -> tuple[np.ndarray, _FftError]:
+    """``u = H irfft(rfft(Hc)^k)`` (NumPy's pocketfft, r 5-smooth) and bounds on its rounding
+    error (:class:`_FftError`; the derivation is in docs/certification.md, "The Fourier
+    accountant").
+
+    * **forward**: ``|X̃_f − X_f| ≤ e = κ u ‖x‖₁ + a(r)`` for every f
+      (:func:`~privamp.pld._fft_bounds.rfft_error_bound`: κ of pocketfft's radf passes for the
+      factorisation of r, a(r) = r·2^-1040 for underflow);
+    * **power**: ``|P_f − X_f^k| ≤ D_f``, ``D_f = B_f(1 − e^{−a_f}) + B_f ρ_f + tiny`` with
+      ``B_f ≥ (|X̃_f| + e)^k`` (:func:`_pow_up`) and ``a_f ≥ k log(1 + e/|X̃_f|)``: the
+      perturbation ``|X^k − X̃^k| ≤ (|X̃| + e)^k − |X̃|^k``, and ρ_f the relative rounding of
+      ``P = exp(k log|X̃|)·exp(i k arg X̃)``: ``expm1(u(k(11|log|X̃|| + 41) + 21))`` (logarithm,
+      products by k, exponential, arctan2, cos/sin and the final product, each within
+      :data:`_FN`);
+    * **inverse** (``e₁``): ``|irfft(Z)_j| ≤ Σ_f w_f|Z_f|/r`` and ``‖irfft(Z)‖₂ =
+      √(Σ_f w_f|Z_f|²/r)`` (Parseval; w_f = 1 at f = 0 and r/2, 2 elsewhere: the Hermitian
+      spectrum; irfft drops the imaginary parts of Z_0 and Z_{r/2}, which only lowers both);
+    * **inverse rounding** (``e₂``): ``κ' u Σ_f w_f|P_f|/r + a(r)`` per output
+      (:func:`~privamp.pld._fft_bounds.irfft_error_constant`, the 1/r scaling included).
+
+    The sums (≤ 2^23 terms, pairwise: relative error ≤ 24u) and the O(u) relative roundings of
+    the products forming D_f are covered by the factor 1 + 1e-6."""
     r = c.size
     h = r // 2
     xvec = np.concatenate([c[h:], c[:h]])  # H: position p holds the loss ≡ pΔx (mod 2L)
-    spec = fft.rfft(xvec)
-    kappa = 10 * math.log2(r) * ULP
-    e = kappa * math.fsum(np.abs(xvec).tolist()) * (1 + 1e-9)
-    mag = np.abs(spec)
+    # ‖x‖₁ in floating point: within r·u ≤ 2^-29 of the exact sum in any summation order,
+    # covered by the 1 + 1e-6 of rfft_error_bound
+    e = _fb.rfft_error_bound(r, np.float64, float(np.sum(np.abs(xvec))))
+    spec = np.fft.rfft(xvec)
+    kf = float(k)
     with np.errstate(divide="ignore", under="ignore", over="ignore", invalid="ignore"):
+        mag = np.abs(spec)  # within 8u of |X̃|
+        pos = mag > 0
         log_mag = np.log(mag)
-        log_pert = np.log(mag + e)
-        powered = np.exp(k * log_mag) * np.exp(1j * (k * np.angle(spec)))
-        powered = np.where(mag > 0, powered, 0.0)
-        # (|X| + e)^k − |X|^k = (|X| + e)^k (1 − e^{−k log(1 + e/|X|)})
-        a = k * np.log1p(e / np.where(mag > 0, mag, 1.0))
-        log_d = np.where(mag > 0, k * log_pert + log1mexp(-a),
-                         k * math.log(e) if e > 0 else -np.inf)
-        d_pert = np.exp(log_d)
-        # rounding of the power via log/angle: relative k·8u(|log|X|| + π + 1) + 4u
-        rho = k * 8 * ULP * (np.where(mag > 0, np.abs(log_mag), 0.0) + math.pi + 1) + 4 * ULP
-        d_round = np.exp(k * log_pert) * rho
-    d_tot = np.where(np.isfinite(d_pert), d_pert, np.inf) + d_round
-    y = fft.irfft(powered, r)
+        powered = np.exp(kf * log_mag) * np.exp(1j * (kf * np.angle(spec)))
+        powered = np.where(pos, powered, 0.0)
+        # B ≥ (|X̃| + e)^k: mag(1 + 32u) ≥ |X̃| after its rounding, the sum and the product
+        # rounded up by (1 + 4u)
+        big = _pow_up((mag * (1 + 32 * _U) + e) * (1 + 4 * _U), k)
+        # a ≥ k log1p(e/|X̃|): e/(mag(1 − 32u)) ≥ e/|X̃|, log1p and the products rounded up
+        a = kf * np.log1p(e / (mag * (1 - 32 * _U))) * (1 + 32 * _U)
+        frac = np.minimum(-np.expm1(-a) * (1 + 20 * _U), 1.0)
+        frac = np.where(pos, frac, 1.0)  # X̃_f = 0: |X_f^k| ≤ e^k ≤ B
+        lam = np.where(pos, np.abs(log_mag), 0.0)
+        rho = np.expm1(_U * (kf * (11 * lam + 41) + 21) * (1 + 1e-6)) * (1 + 20 * _U)
+        d = big * frac + np.where(pos, big * rho, 0.0) + _TINY
+        d = np.where(np.isnan(d), np.inf, d)
+    y = np.fft.irfft(powered, r)
     u = np.concatenate([y[h:], y[:h]])
     m = spec.size
     weights = np.full(m, 2.0)
     weights[0] = 1.0
     if r % 2 == 0:
         weights[-1] = 1.0
-    tiny = np.finfo(float).tiny  # underflowed D_f and |Y_f| are below this
-    abs_y = np.abs(powered)
-    coeff_inf = (float(np.sum(weights * d_tot)) + kappa * float(np.sum(weights * abs_y))
-                 + 2 * m * tiny) / r
-    with np.errstate(over="ignore"):
-        coeff_2 = (math.sqrt(float(np.sum(weights * d_tot**2)) + 2 * m * tiny)
-                   + kappa * math.sqrt(float(np.sum(weights * abs_y**2)))) / math.sqrt(r)
-    return u, coeff_inf * (1 + 1e-6), coeff_2 * (1 + 1e-6)
+    kappa_inv = _fb.irfft_error_constant(r, np.float64) * _U
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        sum_d = float(np.sum(weights * d))
+        # squares that underflow lose < 2^-1074 each: 2m·tiny covers them
+        sum_d2 = float(np.sum(weights * d * d)) + 2 * m * _TINY
+        sum_p = float(np.sum(weights * np.abs(powered)))
+        d_inf = sum_d / r * (1 + 1e-6)
+        d_2 = math.sqrt(sum_d2 / r) * (1 + 1e-6)
+    rnd = kappa_inv * sum_p / r * (1 + 1e-6) + _fb.underflow_allowance(r)
+    return u, _FftError(d_inf, d_2, rnd)
 
 
 @dataclass
@@ -930,10 +1091,9 @@ class _Composed:
     kind: str  # "upper" or "lower"
     x: np.ndarray  # grid losses
     u: np.ndarray  # composed masses (clipped at 0 for the upper)
-    coeff_inf: float  # FFT rounding: bound per output
-    coeff_2: float  # FFT rounding: bound on the ℓ2 norm of the output error
+    fft: _FftError  # FFT rounding
     inf_term: float  # P(S = +∞) (rounded to the safe side)
-    tail: float  # truncation/aliasing term (top tail for the upper, both tails for the lower)
+    tail: float  # truncation/aliasing: P(S ≥ L) for the upper, P(S < −L) for the lower
 
     def delta(self, eps: float) -> float:
         """Certified δ at ``eps`` (≥ 0) for this side of the bracket."""
@@ -946,21 +1106,21 @@ class _Composed:
             g = -np.expm1(np.minimum(eps - xs, 0.0))
             body = float(np.sum(g * us))
             abs_body = float(np.sum(g * np.abs(us)))
-            # FFT rounding: Hölder with (ℓ1, ℓ∞) or (ℓ2, ℓ2), whichever is smaller
-            g_sum = float(np.sum(g)) * (1 + 1e-9) + 1.0
-            g_norm = math.sqrt(float(np.sum(g * g))) * (1 + 1e-9) + 1.0
-            fft_err = min(g_sum * self.coeff_inf, g_norm * self.coeff_2)
-            # the weights are evaluated at the rounded grid losses: ≤ 4u(|ε| + |x| + 1) each, and
-            # the point just below ε may truly lie above it (its weight is then that small)
+            # each computed weight is within gerr of the weight of the exact grid loss (the
+            # float x_j is within u|x_j| of it; ε − x_j, u; expm1, 8u), and the point just
+            # below ε may truly lie above it (its weight is then ≤ gerr)
+            gerr = min(1.0, 4 * ULP * (abs(eps) + max(abs(float(x[0])), abs(float(x[-1]))) + 1))
+            g_sum = float(np.sum(g)) * (1 + 1e-9) + (n + 1) * gerr
+            g_norm = math.sqrt(float(np.sum(g * g))) * (1 + 1e-9) + math.sqrt(n + 1) * gerr
             near = float(np.sum(np.abs(u[max(j - 1, 0):])))
-            err = ((n + 4) * ULP * abs_body
-                   + 4 * ULP * (abs(eps) + float(np.max(np.abs(xs))) + 1) * near
-                   + fft_err)
+            err = (n + 4) * ULP * abs_body + gerr * near + self.fft.weighted(g_sum, g_norm)
         else:
             body, err = 0.0, 0.0
+        # the final sums: ≤ u per addition of the partial sums' moduli
+        slop = 4 * ULP * (abs(body) + err + self.inf_term + self.tail)
         if self.kind == "upper":
-            return min(1.0, max(body, 0.0) + err + self.inf_term + self.tail)
-        return max(0.0, body - err + self.inf_term - self.tail)
+            return min(1.0, max(body, 0.0) + err + self.inf_term + self.tail + slop)
+        return max(0.0, body - err + self.inf_term - self.tail - slop)
 
     def epsilon(self, delta: float) -> float:
         """Upper: the smallest ε ≥ 0 with δ_upper(ε) ≤ δ (``inf`` if none); lower: the largest
@@ -989,34 +1149,45 @@ class _Composed:
 
 
 def _compose(grid: _GridPLD, k: int) -> tuple[_Composed, _Composed]:
+    """Compose the upper and the lower PLD of one step k times (module docstring, step 2).
+
+    Aliasing: the FFT composes modulo 2L = rΔx, so a composed loss s outside the window
+    ``[−L, L)`` is counted at ``s − 2Lm`` inside it. Mass at s ≥ L lands lower, where its weight
+    ``(1 − e^{ε − ·})_+`` is smaller (the weight is non-decreasing): it can only *lower* δ — the
+    upper side adds ``P(S ≥ L)``, the lower side needs nothing for it. Mass at s < −L has weight
+    0 (ε ≥ 0 > s) but lands higher: at most ``P(S < −L)`` too much — subtracted from the lower
+    side, harmless for the upper one."""
     r, dx = grid.r, grid.dx
     x = (np.arange(r, dtype=float) - r // 2) * dx
     half = (r // 2) * dx
     lam_default = half / 2  # λ = L/2 (Koskela et al.; catalogue §2.6.3)
+    kf = float(k)
     # upper: the missing top tail (S ≥ L) only
-    u_up, ci_up, c2_up = _power_spectrum(grid.upper, k)
-    above_up, _ = _chernoff_tails(grid.upper, x, k, half, -half - dx, lam_default)
+    u_up, fe_up = _power_spectrum(grid.upper, k)
+    above_up = _chernoff_tail(grid.upper, x, k, half, True, lam_default)
     p = grid.p_inf_upper
     if p >= 1.0:
         inf_up = 1.0
     else:
-        arg = k * math.log1p(-p)
-        inf_up = -math.expm1(arg) * (1 + 4 * ULP * (2 + abs(arg)))
-    upper = _Composed("upper", x, np.maximum(u_up, 0.0), ci_up, c2_up, min(inf_up, 1.0),
-                      above_up * (1 + 1e-9))
-    # lower: everything outside the window folds back in
-    u_lo, ci_lo, c2_lo = _power_spectrum(grid.lower, k)
-    above_lo, below_lo = _chernoff_tails(grid.lower, x, k, half, -half - dx, lam_default)
+        # 1 − (1 − p)^k: log1p (8u) and k·(…) (2u) give the argument a relative error ≤ 10.1u,
+        # which moves 1 − e^{arg} by ≤ 10.1u relative (x/(e^x − 1) ≤ 1); expm1 8u, product u
+        arg = kf * math.log1p(-p)
+        inf_up = -math.expm1(arg) * (1 + 16 * ULP)
+    upper = _Composed("upper", x, np.maximum(u_up, 0.0), fe_up, min(inf_up, 1.0), above_up)
+    # lower: the mass below the window folds into it
+    u_lo, fe_lo = _power_spectrum(grid.lower, k)
+    below_lo = _chernoff_tail(grid.lower, x, k, -half - dx, False, lam_default)
     d, p = grid.dropped_lower, grid.p_inf_lower
     if d >= 1.0 or p <= 0.0:
         inf_lo = 0.0
     else:
-        arg_d = k * math.log1p(-d)
-        arg_p = k * math.log1p(-min(p / (1.0 - d), 1.0))
+        # (1 − d)^k − (1 − d − p)^k: decreasing in d (an upper bound on the dropped mass is
+        # used), increasing in p (a lower bound); p is clipped to 1 − d
+        arg_d = kf * math.log1p(-d)
+        arg_p = kf * math.log1p(-min(p / (1.0 - d), 1.0))
         inf_lo = math.exp(arg_d) * -math.expm1(arg_p)
         inf_lo *= 1 - 8 * ULP * (4 + abs(arg_d) + abs(arg_p))
-    lower = _Composed("lower", x, u_lo, ci_lo, c2_lo, max(inf_lo, 0.0),
-                      (above_lo + below_lo) * (1 + 1e-9))
+    lower = _Composed("lower", x, u_lo, fe_lo, max(inf_lo, 0.0), below_lo)
     return upper, lower
 
 
@@ -1046,9 +1217,19 @@ def _check_grid(L, r):
         if r > MAX_GRID:
             raise NumericalError(f"r = {r:,} grid points exceed the memory bound of "
                                  f"{MAX_GRID:,} (2^24); use a smaller r or a larger grid step")
+        if _even_fast_length(r) != r:
+            raise InvalidParameterError(
+                "r", "an even 5-smooth integer (2^a·3^b·5^c, a ≥ 1): the FFT lengths whose "
+                "rounding errors privamp bounds (pocketfft's radix-2/3/4/5 passes; other lengths "
+                f"run Bluestein or generic passes); e.g. {_even_fast_length(r):,}", r)
     if L is not None:
         L = check_real("L", L, "(0, inf)")
     return L, r
+
+
+def _even_fast_length(n: int) -> int:
+    """The smallest even 5-smooth number ≥ n (n ≥ 2)."""
+    return 2 * fast_length(-(-n // 2))
 
 
 def _p_inf_upper(source) -> float:
@@ -1058,7 +1239,7 @@ def _p_inf_upper(source) -> float:
     return math.exp(source.log_mass_at_infinity)
 
 
-def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
+def _auto_L(sources, k: int, log_tol: float, eps: float | None) -> float:
     """The truncation bound L chosen from the inputs.
 
     1. Grow L (×1.5 from 1) until, for every source, the single-step mass that is certainly
@@ -1068,9 +1249,10 @@ def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
     2. Raise L until the Chernoff bounds ``e^{kα^±(λ) − λL}`` on the composed mass outside
        [−L, L), with α^± from the upper and lower PLDs on a coarse grid of 2^15 points, are at
        most tol/4 for the best λ.
-    The final error terms are computed rigorously on the real grid; this only picks L.
+    The final error terms are computed rigorously on the real grid; this only picks L. The
+    tolerance comes as its logarithm (``1e-3 × delta`` underflows for δ below 1e-305).
     """
-    per_step = tol / (4.0 * k)
+    per_step = math.exp(log_tol - math.log(4.0 * k))  # 0 if it underflows: tails must vanish
     big = 1.0
     for _ in range(40):
         pts = np.array([-big, big])
@@ -1090,19 +1272,26 @@ def _auto_L(sources, k: int, tol: float, eps: float | None) -> float:
         raise NumericalError("could not find a truncation bound L at which the single-step "
                              "privacy loss tails fall below the tolerance")
     best = big
+    # the coarse grid covers [−2L₁, 2L₁): an atom of the loss at ±L₁ itself (Laplace: ±ε₀ =
+    # ±1 = the first L₁) must be inside it, not sent to ±∞ where no Chernoff bound sees it
     r0 = 2**15
-    dx0 = 2 * big / r0
+    dx0 = 4 * big / r0
     x0 = (np.arange(r0, dtype=float) - r0 // 2) * dx0
     lam = np.append(_LAMBDAS, big / 2)
-    log_tol = math.log(tol / 4.0)
+    log_tol = log_tol - math.log(4.0)
     for src in sources:
         g = _grid_pld(src, dx0, r0)
         for masses in (g.upper, g.lower):
             if not np.any(masses > 0):
                 continue
             for sign in (1.0, -1.0):
-                need = (k * _log_mgf(masses, sign * x0, lam) - log_tol) / lam
-                best = max(best, float(np.min(need)))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    need = (k * _log_mgf(masses, sign * x0, lam) - log_tol) / lam
+                need = need[~np.isnan(need)]
+                best = max(best, float(np.min(need)) if need.size else math.inf)
+    if not math.isfinite(best):
+        raise NumericalError("could not find a truncation bound L at which the Chernoff bounds "
+                             "on the composed privacy loss fall below the tolerance")
     if eps is not None:
         best = max(best, eps + 4 * dx0)
     return best * 1.05
@@ -1116,7 +1305,8 @@ def _build(source, k: int, L: float, r: int) -> tuple[_Composed, _Composed]:
 
 def fourier_accountant(source, *, count: int, eps: float | None = None,
                        delta: float | None = None, L: float | None = None, r: int | None = None,
-                       grid_step: float | None = None, tail_tol: float | None = None) -> Bracket:
+                       grid_step: float | None = None, tail_tol: float | None = None
+                       ) -> FourierBracket:
     """The Fourier accountant (Zhao & Liu 2023, Algorithm 1; Koskela et al. 2020, 2021) with
     certified error terms: a bracket on δ(ε) (``eps`` given) or on ε(δ) (``delta`` given) after
     ``count`` compositions of the same mechanism.
@@ -1124,8 +1314,10 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
     See the module docstring for the construction and every error term. The bracket is certified
     for the *pair* described by ``source``; whether that pair dominates the mechanism is the
     source's business (``MixturePLD.certified``; a ``PairCurve`` is a dominating pair by
-    construction). For an asymmetric relation pass both orientations (a sequence): the result is
-    the worse one (MUST Theorem 4(a)).
+    construction), and the result says which: ``certified=False`` (``status == "estimate"``)
+    as soon as one source is a :class:`MixturePLD` with ``certified=False`` (WR, MUST) — its
+    numbers are then estimates for the mechanism, not guarantees. For an asymmetric relation
+    pass both orientations (a sequence): the result is the worse one (MUST Theorem 4(a)).
 
     **Grid drift.** Each composition rounds the loss up (upper) or down (lower) by up to one
     grid step, so the two sides drift apart by up to ``count × Δx`` in the loss — that is the
@@ -1145,9 +1337,10 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         the single-step tails beyond ±L are below ``tail_tol/(4 count)`` and the Chernoff bound
         on the composed mass outside the window is below ``tail_tol/4``.
     r : int, optional
-        Number of grid points (even, ≤ 2^24; ``NumericalError`` above). Default:
-        ``2⌈L/grid_step⌉``, between 2^14 and 2^22 (beyond 2^22 the drift k·Δx exceeds the
-        requested resolution: the bracket says so by its width).
+        Number of grid points: even and 5-smooth (2^a·3^b·5^c, the FFT lengths with derived
+        rounding-error constants), ≤ 2^24 (``NumericalError`` above). Default:
+        ``2⌈L/grid_step⌉`` rounded up to such a number, between 2^14 and 2^22 (beyond 2^22
+        the drift k·Δx exceeds the requested resolution: the bracket says so by its width).
     grid_step : float, optional
         Requested Δx when r is not given. Default ``0.02/count`` (a drift of about 0.02 in ε).
     tail_tol : float, optional
@@ -1156,24 +1349,30 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
 
     Returns
     -------
-    Bracket
+    FourierBracket
         ``(lower, upper)`` on δ(ε) (clipped to [0, 1]) or on ε(δ) (``upper = inf`` when the
-        grid cannot certify the target).
+        grid cannot certify the target), and ``certified`` (see above).
 
     Raises
     ------
     InvalidParameterError
         Bad count, eps, delta, L, r, grid_step, tail_tol, or not exactly one of eps and delta.
     NumericalError
-        r > 2^24.
+        r > 2^24; an automatic grid on which the drift ``count × Δx`` would exceed
+        :data:`MAX_AUTO_DRIFT` (10) — many compositions over a wide window, where the bracket
+        would be uninformative (pass ``L`` and ``r`` to force it); no truncation bound L found.
 
     Examples
     --------
     >>> from privamp.sampling import WOR
     >>> pld = MixturePLD.from_scheme(WOR(n=100, m=10), noise_multiplier=1.0)
     >>> b = fourier_accountant(pld, count=20, eps=1.0, L=8.0, r=2**14)
-    >>> round(b.lower, 3), round(b.upper, 3)
-    (0.088, 0.091)
+    >>> round(b.lower, 3), round(b.upper, 3), b.status
+    (0.088, 0.091, 'certified')
+    >>> from privamp.sampling import WR
+    >>> fourier_accountant(MixturePLD.from_scheme(WR(n=100, m=10), 1.0), count=20, eps=1.0,
+    ...                    L=8.0, r=2**14).status
+    'estimate'
     """
     sources = _sources(source)
     k = check_int("count", count, "[1, inf)")
@@ -1190,20 +1389,31 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         if r is not None:
             raise InvalidParameterError("grid_step", "omitted when r is given", grid_step)
     if tail_tol is not None:
-        tail_tol = check_real("tail_tol", tail_tol, "(0, 1)")
+        log_tail_tol = math.log(check_real("tail_tol", tail_tol, "(0, 1)"))
+    elif eps is not None:
+        log_tail_tol = math.log(DEFAULT_TAIL_TOL_FOR_EPS)
     else:
-        tail_tol = DEFAULT_TAIL_TOL_FOR_EPS if eps is not None \
-            else DEFAULT_TAIL_TOL_FOR_DELTA * delta
-    auto_L = L is None
-    if auto_L:
-        L = _auto_L(sources, k, tail_tol, eps)
+        log_tail_tol = math.log(DEFAULT_TAIL_TOL_FOR_DELTA) + math.log(delta)
+    if L is None:
+        L = _auto_L(sources, k, log_tail_tol, eps)
     if r is None:
         step = grid_step if grid_step is not None else DEFAULT_EPS_RESOLUTION / k
-        r_want = 2 * math.ceil(L / step)
+        r_want = 2 * math.ceil(min(L / step, 1e30))
         if grid_step is not None and r_want > MAX_GRID:
             raise NumericalError(f"grid_step {grid_step!r} over [-{L:g}, {L:g}) needs "
                                  f"{r_want:,} points, more than {MAX_GRID:,} (2^24)")
-        r = min(max(r_want, MIN_DEFAULT_GRID), DEFAULT_MAX_GRID)
+        # 5-smooth (the analysed FFT lengths); the bounds are powers of two
+        r = min(max(_even_fast_length(min(r_want, DEFAULT_MAX_GRID)), MIN_DEFAULT_GRID),
+                DEFAULT_MAX_GRID)
+        drift = k * 2 * L / r
+        if drift > MAX_AUTO_DRIFT:
+            raise NumericalError(
+                f"the Fourier accountant cannot resolve {k:,} compositions here: its upper and "
+                f"lower sides drift apart by count × grid step = {drift:.3g} in the privacy "
+                f"loss on its largest automatic grid ({r:,} points over [-{L:.4g}, {L:.4g})), "
+                f"more than {MAX_AUTO_DRIFT:g}; the bracket would carry no information. Use "
+                "the 'pld' backend (no drift), or force it with explicit L and r (up to 2^24) "
+                "in privamp.pld.fourier.fourier_accountant")
     lowers, uppers = [], []
     for src in sources:
         upper, lower = _build(src, k, L, r)
@@ -1213,4 +1423,5 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         else:
             lowers.append(lower.epsilon(delta))
             uppers.append(upper.epsilon(delta))
-    return Bracket(float(max(lowers)), float(max(uppers)))
+    certified = all(getattr(src, "certified", True) for src in sources)
+    return FourierBracket(float(max(lowers)), float(max(uppers)), certified=certified)

@@ -99,13 +99,15 @@ def manifest(artifact: Artifact, result: Result, seconds: float, ctx: Context) -
         "comparison": result.status_counts(),
         "differences": [
             {"row": c.row, "column": c.column, "quantity": c.quantity, "paper": c.paper,
-             "ours": c.ours, "status": c.status, "note": c.note}
+             "ours": c.ours, "status": c.status, "note": c.note,
+             **({} if c.certified is None else {"certified": c.certified})}
             for c in result.cells if c.status not in ("agrees", "monte-carlo")],
         "checks": [{"claim": c.claim, "holds": bool(c.holds), "detail": c.detail}
                    for c in result.checks],
         "errata": result.errata,
         "notes": result.notes,
         "files": result.files,
+        **({"values": result.values} if result.values else {}),
         "seconds": round(seconds, 3),
         "quick": ctx.quick,
         "seed": ctx.seed,

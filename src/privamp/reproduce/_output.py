@@ -148,12 +148,18 @@ def write_table(ctx: Context, artifact_id: str, header: Sequence[str],
 def write_comparison(ctx: Context, artifact_id: str, cells: Sequence[Cell]) -> str:
     """The cell-by-cell comparison with the paper, ``<id>-comparison.csv``."""
     path = ctx.path(artifact_id, "-comparison.csv")
+    # a "certified" column (true: a guarantee, false: an estimate) where some cell says which
+    flagged = any(c.certified is not None for c in cells)
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["row", "column", "quantity", "paper", "ours", "status", "note"])
+        w.writerow(["row", "column", "quantity", "paper", "ours", "status", "note"]
+                   + (["certified"] if flagged else []))
         for c in cells:
             ours = repr(float(c.ours)) if isinstance(c.ours, float | np.floating) else c.ours
-            w.writerow([c.row, c.column, c.quantity, c.paper, ours, c.status, c.note])
+            row = [c.row, c.column, c.quantity, c.paper, ours, c.status, c.note]
+            if flagged:
+                row.append("" if c.certified is None else str(c.certified).lower())
+            w.writerow(row)
     return path.name
 
 

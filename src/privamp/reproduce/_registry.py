@@ -67,6 +67,10 @@ class Cell:
     one unit of the last printed digit), ``monte-carlo`` (a Monte-Carlo statistic within the
     stated tolerance), ``erratum`` (the printed value is wrong; ``note`` names the erratum),
     ``not-compared`` (platform-dependent, e.g. timings), ``disagrees`` (none of these).
+
+    ``certified``: for a privacy bound, whether ours is a guarantee (``True``) or an estimate
+    (``False``: e.g. the Fourier accountant on a mixture pair not proven to dominate the
+    mechanism); ``None`` where it does not apply (σ, RMSE, counts).
     """
 
     row: str
@@ -76,6 +80,7 @@ class Cell:
     ours: float | str
     status: str
     note: str = ""
+    certified: bool | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -103,6 +108,9 @@ class Result:
     errata: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    #: privacy numbers the artifact shows outside its cells (a figure's curves), each a dict
+    #: with a ``"certified"`` key: ``False`` marks an estimate, not a guarantee
+    values: list[dict[str, Any]] = field(default_factory=list)
 
     def status_counts(self) -> dict[str, int]:
         """Number of compared cells per status (statuses with no cell left out)."""

@@ -877,12 +877,14 @@ def _calibration_row(scheme, eps_prime: float, delta: float, sensitivity: float,
 
 
 def _rows_cells(block: str, name: str, printed: dict[str, str], values: dict[str, float],
-                errata: dict[str, str] | None = None):
+                errata: dict[str, str] | None = None,
+                certified: dict[str, bool] | None = None):
     cells = []
     for quantity, text in printed.items():
         status, note = compare_printed(values[quantity], text,
                                        erratum=(errata or {}).get(quantity))
-        cells.append(Cell(block, name, quantity, text, values[quantity], status, note))
+        cells.append(Cell(block, name, quantity, text, values[quantity], status, note,
+                          (certified or {}).get(quantity)))
     return cells
 
 
@@ -1018,7 +1020,7 @@ def table8(ctx: Context) -> Result:
     schemes = {"Poisson": Poisson(m / n), "WOR": WithoutReplacement(n, m),
                "WR": WithReplacement(n, m), "MUST.OW": MustOW(n, b, m),
                "MUST.WW": _published_ww(n, b, m)}
-    cells, csv_rows, png_rows = [], [], []
+    cells, csv_rows, png_rows, estimates = [], [], [], []
     for name, scheme in schemes.items():
         eta = float(scheme.eta)
         eps = float(deamplify_eps(eps_prime, eta))
@@ -1028,22 +1030,26 @@ def table8(ctx: Context) -> Result:
         r = (2**15 if ctx.quick else (200_000 if name == "WR" else 300_000))
         source = (MixturePLD.poisson_pair(m / n, z) if name == "Poisson"
                   else MixturePLD.from_scheme(scheme, z))
-        proven = all(p.certified for p in (source if isinstance(source, tuple) else [source]))
         fa = fourier_accountant(source, count=k, eps=eps_c, L=6.0, r=r)
+        proven = fa.certified  # the mixture pair dominates: Poisson and WOR only
         printed = dict(zip(("σ·m", "δ_c,L", "δ_c,U"), pv.MUST_TABLE8[name], strict=True))
         values = {"σ·m": sigma_m, "δ_c,L": fa.lower, "δ_c,U": fa.upper}
         row_cells = _rows_cells("Table 8", name, printed, values,
-                                errata={"δ_c,L": "MUST-18", "δ_c,U": "MUST-18"})
+                                errata={"δ_c,L": "MUST-18", "δ_c,U": "MUST-18"},
+                                certified={"δ_c,L": proven, "δ_c,U": proven})
         cells += row_cells
         png_rows.append((name, [display.calibrated(sigma_m, "sigma", 4, notation="f"),
                                 display.lower(fa.lower, 3), display.upper(fa.upper, 3),
-                                "yes" if proven else "no (not proven)"],
+                                "yes: certified" if proven else "not proven: estimate"],
                          [c.status for c in row_cells] + [None]))
         csv_rows.append([name, eta, eps, sigma_m, z, r, fa.lower, fa.upper, proven])
+        estimates.append({"what": f"{name}: δ_c bracket (Fourier accountant, mixture pair)",
+                          "delta_lower": fa.lower, "delta_upper": fa.upper,
+                          "certified": proven})
     files = [
         write_table(ctx, art, ["scheme", "eta", "eps_base", "sigma_times_m",
                                "noise_multiplier", "fa_grid_points", "fa_delta_lower",
-                               "fa_delta_upper", "pair_is_proven_dominating"], csv_rows),
+                               "fa_delta_upper", "certified"], csv_rows),
         write_comparison(ctx, art, cells),
         write_table_png(
             ctx, art, "MUST Table 8, privacy columns regenerated: σ·m and δ(ε_c = 2), k = 1000",
@@ -1051,29 +1057,34 @@ def table8(ctx: Context) -> Result:
             col_width=1.7, first_width=1.5,
             footnote=f"n = {n:,}, b = {b}, m = {m}, C = {clip:g}, ε' = {eps_prime}, δ = 1/n; "
                      "σ by Eq. (9) with sensitivity C/n (MUST-15). δ_c: the Fourier accountant "
-                     "(Algorithm 1 with privamp's certified error terms) on the paper's mixture "
-                     "pair with noise multiplier σ·m/C (the paper does not state it), L = 6, "
-                     f"r = {'2^15 (quick)' if ctx.quick else '2·10^5 (WR) / 3·10^5'}. The "
-                     "mixture pair is a proven dominating pair for Poisson and WOR only (last "
-                     "column). The printed δ_c are not reproducible (erratum MUST-18)."),
+                     "(Algorithm 1 with every truncation and rounding term) on the paper's "
+                     "mixture pair with noise multiplier σ·m/C (the paper does not state it), "
+                     f"L = 6, r = {'2^15 (quick)' if ctx.quick else '2·10^5 (WR) / 3·10^5'}. "
+                     "The mixture pair is a proven dominating pair for Poisson and WOR only: "
+                     "the WR and MUST rows are estimates, not guarantees (last column). The "
+                     "printed δ_c are not reproducible (erratum MUST-18)."),
     ]
     return Result(
         shows="The privacy columns of Table 8: σ·m of the logistic-regression DP-SGD (per-"
               "iteration ε' = 0.0005) and the bracket on the overall δ at ε_c = 2 after 1,000 "
-              "iterations by the Fourier accountant (the paper's Algorithm 1 with privamp's "
-              "certified error terms). The prediction metrics are regenerated by "
-              "must-table8-metrics (the DP-SGD experiment on the Adult data).",
+              "iterations by the Fourier accountant (the paper's Algorithm 1 with its "
+              "truncation and rounding terms) on the paper's mixture pairs: certified for "
+              "Poisson and WOR, estimates for WR and MUST (their pair is not proven to "
+              "dominate). The prediction metrics are regenerated by must-table8-metrics (the "
+              "DP-SGD experiment on the Adult data).",
         parameters={"n": n, "b": b, "m": m, "C": clip, "ε'": eps_prime, "k": k, "ε_c": eps_c,
                     "FA grid": "L = 6, r = 2e5 (WR) / 3e5" if not ctx.quick
                     else "L = 6, r = 2^15 (quick)"},
         chosen={"noise multiplier fed to the accountant": "σ·m/C (the mean of m gradients "
                                                           "clipped to C; not stated)"},
         cells=cells, errata=["MUST-15", "MUST-18", "MUST-20"], files=files,
+        values=estimates,
         notes=["With the natural noise multiplier the δ_c brackets are orders of magnitude above "
                "the printed values and above 1/n, so the text's 'every upper bound is below 1/n' "
                "does not hold either. For WR and MUST the mixture pair is not a proven "
-               "dominating pair; privamp's certified accountant (amplified profiles) gives "
-               "δ(2) ≈ 0.5 here — no useful guarantee at this noise level."]
+               "dominating pair, so their δ_c are estimates; privamp's certified accountant "
+               "(amplified profiles) gives δ(2) ≈ 0.5 here — no useful guarantee at this noise "
+               "level."]
         + (["Quick mode: FA grid of 2^15 points."] if ctx.quick else []))
 
 
@@ -1237,7 +1248,7 @@ def figure_s2(ctx: Context) -> Result:
     L = 10.0
     r = 2**16 if ctx.quick else 500_000
     ks = np.array([200, 600, 1000] if ctx.quick else [200, 400, 600, 800, 1000])
-    curves, rows, checks = [], [], []
+    curves, rows, checks, values = [], [], [], []
     brackets = {}
     for name, scheme in (("MUST.OW", MustOW(n, b, m)), ("MUST.WW", MustWW(n, b, m))):
         pld = MixturePLD.from_scheme(scheme, sigma)
@@ -1245,10 +1256,15 @@ def figure_s2(ctx: Context) -> Result:
         lo = np.array([g.lower for g in got])
         hi = np.array([g.upper for g in got])
         brackets[name] = (lo, hi)
-        curves.append(Curve(f"{name}: FA lower bound", ks, lo, marker="o", group=name))
-        curves.append(Curve(f"{name}: FA upper bound", ks, hi, marker="^", group=name))
-        rows += [[name, "Fourier accountant (mixture pair)", int(k), lo[i], hi[i]]
-                 for i, k in enumerate(ks)]
+        # the mixture pair is not proven to dominate MUST: estimates, not bounds
+        tag = "certified" if all(g.certified for g in got) else "estimate"
+        curves.append(Curve(f"{name}: FA lower end ({tag})", ks, lo, marker="o", group=name))
+        curves.append(Curve(f"{name}: FA upper end ({tag})", ks, hi, marker="^", group=name))
+        rows += [[name, "Fourier accountant (mixture pair)", int(k), lo[i], hi[i],
+                  got[i].certified] for i, k in enumerate(ks)]
+        values += [{"what": f"{name}: Fourier accountant on the mixture pair", "k": int(k),
+                    "delta_lower": lo[i], "delta_upper": hi[i], "certified": got[i].certified}
+                   for i, k in enumerate(ks)]
     # privamp's certified accountant: the amplified profile of MUST.OW (the mixture pair puts
     # ±1 per copy, i.e. sensitivity 2 between neighbours under substitution)
     mech = GaussianMechanism(sigma, 2.0, "substitute")
@@ -1259,22 +1275,26 @@ def figure_s2(ctx: Context) -> Result:
     curves.append(Curve("MUST.OW: privamp certified (amplified profile)", cert_ks, c_hi,
                         marker="s", color="0.25", style="--"))
     rows += [["MUST.OW", "privamp certified PLD (amplified profile)", int(k),
-              "" if c.lower is None else c.lower, c.upper] for k, c in zip(cert_ks, cert,
-                                                                            strict=True)]
+              "" if c.lower is None else c.lower, c.upper, True]
+             for k, c in zip(cert_ks, cert, strict=True)]
+    values += [{"what": "MUST.OW: privamp's PLD accountant (amplified profile)", "k": int(k),
+                "delta_lower": c.lower, "delta_upper": c.upper, "certified": True}
+               for k, c in zip(cert_ks, cert, strict=True)]
     lo, hi = brackets["MUST.OW"]
     checks.append(Check("The accountant runs for MUST.WW too (the paper: 'numerical errors')",
                         bool(np.all(np.isfinite(brackets["MUST.WW"][1]))),
                         f"MUST.WW bracket at k = {ks[-1]}: "
                         + display.bracket(brackets["MUST.WW"][0][-1], brackets["MUST.WW"][1][-1],
-                                          3)))
+                                          3) + " (estimate: the mixture pair is not proven to "
+                        "dominate MUST)"))
     checks.append(Check("lower ≤ upper and both grow with k",
                         bool(np.all(lo <= hi) and np.all(np.diff(lo) > 0)
                              and np.all(np.diff(hi) > 0))))
-    checks.append(Check("privamp's certified bound is above the mixture pair's upper bound "
+    checks.append(Check("privamp's certified bound is above the mixture pair's upper end "
                         "(the mixture pair is not proven to dominate MUST)",
                         bool(np.all(c_hi >= hi[np.isin(ks, cert_ks)])),
-                        f"at k = {ks[-1]}: {display.upper(c_hi[-1], 3)} vs "
-                        f"{display.upper(hi[-1], 3)}"))
+                        f"at k = {ks[-1]}: {display.upper(c_hi[-1], 3)} (certified) vs "
+                        f"{display.upper(hi[-1], 3)} (estimate)"))
     panel = Panel("δ(ε = 1) after k compositions", "number of compositions k",
                   "δ(ε = 1)", curves, yscale="log", legend="lower right")
     files = write_panels(
@@ -1283,21 +1303,24 @@ def figure_s2(ctx: Context) -> Result:
         footnote=f"n = {n:,}, m = {m}, b = {b} (= m^0.9), σ = {sigma:g} per copy, ε = 1; "
                  f"Fourier accountant on the paper's mixture pair with L = {L:g}, "
                  f"r = {r:,}" + (" (quick; the paper: 5·10^5)" if ctx.quick else "")
-                 + ", with privamp's certified truncation and rounding terms (which the "
-                 "paper's Algorithm 1 omits, erratum MUST-20). MUST.WW added: the paper "
-                 "reports numerical errors for it (MUST-S7). Grey: privamp's certified "
-                 "accountant, valid for MUST.OW (the mixture pair is not proven to dominate).")
-    files.append(write_table(ctx, art, ["scheme", "method", "k", "delta_lower", "delta_upper"],
-                             rows, suffix="-values.csv"))
+                 + ", with its truncation and rounding terms (which the paper's Algorithm 1 "
+                 "omits, erratum MUST-20): estimates, since the mixture pair is not proven to "
+                 "dominate MUST. MUST.WW added: the paper reports numerical errors for it "
+                 "(MUST-S7). Grey: privamp's certified accountant for MUST.OW.")
+    files.append(write_table(ctx, art, ["scheme", "method", "k", "delta_lower", "delta_upper",
+                                        "certified"], rows, suffix="-values.csv"))
     return Result(
-        shows="Bounds on δ(ε = 1) after k compositions of the subsampled Gaussian mechanism "
-              "(MUST.OW and MUST.WW), by the Fourier accountant on the paper's mixture pair "
-              "(lower and upper discretisations), and privamp's certified bound for MUST.OW.",
+        shows="δ(ε = 1) after k compositions of the subsampled Gaussian mechanism (MUST.OW and "
+              "MUST.WW) by the Fourier accountant on the paper's mixture pair (lower and upper "
+              "discretisations) — estimates: the pair is not proven to dominate MUST — and "
+              "privamp's certified bound for MUST.OW.",
         parameters={"n": n, "m": m, "b": b, "σ": sigma, "ε": eps, "L": L, "r": r,
                     "k": ks.tolist()},
-        checks=checks, errata=["MUST-20", "MUST-S7"], files=files,
+        checks=checks, errata=["MUST-20", "MUST-S7"], files=files, values=values,
         notes=["The figure's plotted values are not printed in the paper; the catalogue's "
                "recomputed values (1.37e-8 … 1.23e-4) are the lower (left-endpoint) sums of "
-               "this grid. The gap between the two bounds is the grid drift k·Δx of the "
-               "method."]
+               "this grid. The gap between the two ends is the grid drift k·Δx of the "
+               "method. The Fourier-accountant values are estimates for MUST (\"certified\": "
+               "false in the values of this record): the mixture pair is not proven to "
+               "dominate every neighbouring pair."]
         + (["Quick mode: r = 2^16, k = 200, 600, 1000."] if ctx.quick else []))

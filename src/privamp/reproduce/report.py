@@ -222,6 +222,8 @@ def _section(r: dict) -> list[str]:
         for d in shown:
             ours = d["ours"]
             ours = _ours_text(d["quantity"], ours)
+            if d.get("certified") is False:
+                ours = f"{ours} (estimate)"
             out.append(f"| {_md_escape(d['row'])} | {_md_escape(d['column'])} | "
                        f"{_md_escape(d['quantity'])} | {d['paper']} | {ours} | {d['status']} | "
                        f"{_md_escape(d['note'])} |")
@@ -240,6 +242,11 @@ def _section(r: dict) -> list[str]:
     if r.get("errata"):
         out += ["*Errata:* " + "; ".join(f"{k} — {ERRATA[k][2]}" for k in r["errata"]) + ".",
                 ""]
+    estimates = [v for v in r.get("values", []) if v.get("certified") is False]
+    if estimates:
+        what = list(dict.fromkeys(str(v.get("what", "")) for v in estimates))
+        out += ["*Estimates, not certified:* " + "; ".join(_md_escape(w) for w in what)
+                + " (the pair of datasets is not proven to dominate the mechanism).", ""]
     for note in r.get("notes", []):
         out += [f"*Note:* {note}", ""]
     files = ", ".join(f"[`{f}`]({f})" for f in r["files"])
