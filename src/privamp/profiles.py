@@ -393,6 +393,10 @@ class BlackBoxGroupProfile(PrivacyProfile):
     values), not the group profile δ_k of the mechanism, which can be much smaller.
     """
 
+    #: Vadhan's bound with its running minimum is not known to be convex in e^ε: compositions
+    #: of it have a certified upper end only
+    is_curve = False
+
     def __init__(self, base: PrivacyProfile, k: int):
         if not isinstance(base, PrivacyProfile):
             raise InvalidParameterError("base", "a PrivacyProfile", base)
@@ -512,6 +516,9 @@ class BlackBoxGroupProfile(PrivacyProfile):
 class TabulatedProfile(PrivacyProfile):
     """A privacy profile known at finitely many points, interpolated pessimistically.
 
+    The given values are upper bounds on some profile; their interpolation need not be convex
+    in e^ε, so compositions of it have a certified upper end only (:attr:`is_curve` False).
+
     Parameters
     ----------
     eps : array_like
@@ -535,6 +542,8 @@ class TabulatedProfile(PrivacyProfile):
     >>> round(float(t.delta(1.0)), 12), t.pure_epsilon
     (0.2, 2.0)
     """
+
+    is_curve = False
 
     def __init__(self, eps: Any, delta: Any, relation=NeighbouringRelation.ADD_REMOVE):
         e = check_real_array("eps", eps, "[0, inf)", ndim=1)

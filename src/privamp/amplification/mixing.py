@@ -523,6 +523,9 @@ class _AmplifiedProfile(PrivacyProfile):
     the profile of K∘M.
     """
 
+    #: a minimum of bounds (or a kernel's ε-Dobrushin curve) need not be convex in e^ε
+    is_curve = False
+
     def __init__(self, base: PrivacyProfile, condition, log_bound: Callable, pure: float,
                  rebuild: Callable[[PrivacyProfile], PrivacyProfile],
                  log_bound_lower: Callable | None = None):
@@ -622,6 +625,9 @@ def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tild
 
 class _MinimumProfile(PrivacyProfile):
     """The pointwise minimum of several upper bounds on one profile."""
+
+    #: a minimum of bounds (or a kernel's ε-Dobrushin curve) need not be convex in e^ε
+    is_curve = False
 
     def __init__(self, profiles: list[PrivacyProfile], label: str = ""):
         self.profiles = list(profiles)
@@ -1080,6 +1086,9 @@ class MarkovKernel:
 
 class _KernelLocalProfile(PrivacyProfile):
     """``ε ↦ γ_ε`` of a finite kernel (its local-DP profile, Figure 2)."""
+
+    #: a minimum of bounds (or a kernel's ε-Dobrushin curve) need not be convex in e^ε
+    is_curve = False
 
     def __init__(self, kernel: MarkovKernel):
         self.kernel = kernel

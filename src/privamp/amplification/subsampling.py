@@ -190,6 +190,12 @@ class AmplifiedProfile(PrivacyProfile):
         self._ks = np.flatnonzero(lw[1:] > -np.inf) + 1
         self._log_w = lw[self._ks]
 
+    @property
+    def is_curve(self) -> bool:
+        """δ' is convex in e^{ε'} when every group profile is a curve (an affine change of
+        variable and a positive sum keep convexity); not otherwise (black-box groups)."""
+        return all(grp.is_curve for grp in self._groups)
+
     @functools.cached_property
     def _groups(self) -> list[PrivacyProfile]:
         return [self.base.group(int(k), self.group_privacy) for k in self._ks]

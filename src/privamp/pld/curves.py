@@ -329,6 +329,10 @@ class PoissonPairCurve(PairCurve):
         with np.errstate(invalid="ignore"):
             return eps + self._pos(other, -eps)
 
+    @property
+    def convex(self) -> bool:
+        return self.base.convex
+
     def kinks(self):
         """Atoms of the subsampled loss: ``±log(1 − γ + γe^{±l})`` for the base atoms l (remove:
         log(1 − γ + γe^l) under the mixture; add: −log(1 − γ + γe^l) under Q), and ±log(1 − γ)
