@@ -197,6 +197,7 @@ def _accountant(args, mech, scheme, outer, steps):
 
 def _common(args, mech, scheme, outer, acc) -> dict:
     return {"accountant": args.accountant, "certified": acc.certified,
+            "lower_end_of": acc.lower_end_of,
             "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
             "details": acc.details}
@@ -236,6 +237,9 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
                 [[num(value), num_up(bracket.upper), low]]))
     if note:
         print(note)
+    elif bracket.lower is not None and acc.lower_end_of == "bound":
+        print("(the lower end is that of composing the amplification theorem's bound; the "
+              "mechanism's own epsilon may be lower)")
     return 0
 
 

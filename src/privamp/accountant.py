@@ -164,7 +164,14 @@ class Accountant:
         elif rel is not None and getattr(mechanism, "relation", rel) is not rel:
             raise UnsupportedCombinationError(
                 f"the mechanism is stated under {mechanism.relation.value!r}, not {rel.value!r}")
-        self._events.append(Event(mechanism, count, scheme, rel, group_privacy, label))
+        event = Event(mechanism, count, scheme, rel, group_privacy, label)
+        if self._events and event.effective_relation is not self.relation:
+            raise UnsupportedCombinationError(
+                f"this ledger holds events under the {self.relation.value!r} relation and the "
+                f"new event is under {event.effective_relation.value!r}: a guarantee for the "
+                "composition needs one relation for every event (account them in separate "
+                "ledgers, or state every mechanism under the same relation)")
+        self._events.append(event)
         return self
 
     compose = add
@@ -176,6 +183,32 @@ class Accountant:
     @property
     def steps(self) -> int:
         return sum(ev.count for ev in self._events)
+
+    @property
+    def relation(self) -> NeighbouringRelation | None:
+        """The neighbouring relation every event of the ledger holds for (``None`` if empty)."""
+        return self._events[0].effective_relation if self._events else None
+
+    @property
+    def lower_end_of(self) -> str:
+        """What the lower end of a bracket bounds: ``"mechanism"`` when every event is composed
+        through its own exact dominating pair (no subsampling, or Poisson under add/remove of a
+        mechanism's worst-case pair: Zhu, Dong, Wang 2022), so the bracket holds the
+        mechanism's exact ε; ``"bound"`` when some event is composed through an amplification
+        theorem's profile (WOR, WR, MUST, chains, Poisson under substitution) or a given
+        profile — the bracket then holds the ε of composing that bound, which the mechanism's
+        own ε may be below."""
+        from .sampling.schemes import Poisson
+
+        for ev in self._events:
+            if not isinstance(ev.mechanism, Mechanism):
+                return "bound"
+            if ev.scheme is None:
+                continue
+            if not (isinstance(ev.scheme, Poisson)
+                    and ev.effective_relation is NeighbouringRelation.ADD_REMOVE):
+                return "bound"
+        return "mechanism"
 
     @property
     def certified(self) -> bool:

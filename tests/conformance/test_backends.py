@@ -54,3 +54,17 @@ def test_heterogeneous_ledger(backend):
         assert backend == "fourier"  # one kind of event only, refused by name
         return
     _consistent([b, plain])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ledger_never_mixes_relations(backend):
+    """Add/remove and substitute events cannot be composed into one guarantee: refused by
+    name (issue 15: a number used to come back)."""
+    acc = Accountant(backend).add(GaussianMechanism(1.0), 5, scheme=Poisson(0.1))
+    with pytest.raises(UnsupportedCombinationError, match="relation"):
+        acc.add(GaussianMechanism(1.0, relation=S), 5, scheme=WithoutReplacement(100, 10))
+    with pytest.raises(UnsupportedCombinationError, match="relation"):
+        acc.add(GaussianMechanism(1.0, relation=S), 5)
+    # WR under add/remove (Theorem 11, a substitute base) is an add/remove event: accepted
+    acc.add(GaussianMechanism(1.0, relation=S), 5, scheme=WithReplacement(100, 10), relation=R)
+    assert acc.relation is R
