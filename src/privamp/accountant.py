@@ -201,7 +201,7 @@ class Accountant:
         from .sampling.schemes import Poisson
 
         for ev in self._events:
-            if not isinstance(ev.mechanism, Mechanism):
+            if not isinstance(ev.mechanism, Mechanism) or not ev.mechanism.exact_pair:
                 return "bound"
             if ev.scheme is None:
                 continue

@@ -18,8 +18,8 @@ from privamp.sampling import MustOW, Poisson, WithoutReplacement, WithReplacemen
 
 R = NeighbouringRelation.ADD_REMOVE
 S = NeighbouringRelation.SUBSTITUTE
-SCHEMES = [None, Poisson(0.01), Poisson(1.0), WithoutReplacement(100, 10),
-           WithoutReplacement(100, 100), WithReplacement(100, 10), MustOW(100, 50, 10)]
+SCHEMES = [None, Poisson(0.01), Poisson(1.0), WithoutReplacement(100, 100),
+           WithReplacement(100, 10), MustOW(100, 50, 10)]
 
 
 def _consistent(brackets):
@@ -34,7 +34,7 @@ def _consistent(brackets):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(REGISTRY))
 @pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
-@pytest.mark.parametrize("steps", [1, 10])
+@pytest.mark.parametrize("steps", [10])
 def test_backends_agree(name, scheme, steps):
     rel = R if scheme is None or isinstance(scheme, Poisson) else S
     mech = REGISTRY[name].examples(rel)[0]

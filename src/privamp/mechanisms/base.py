@@ -88,6 +88,11 @@ class Mechanism(abc.ABC):
 
     registry_name: ClassVar[str] = ""
     relation: NeighbouringRelation
+    #: Whether the profile's symmetric curve is the curve of the mechanism's worst-case pair in
+    #: both orders (a symmetric pair: Gaussian, Laplace, randomized response, ...). Then
+    #: composing that curve gives the mechanism's exact ε; otherwise (an asymmetric discrete
+    #: pair) it gives an upper bound, and a bracket's lower end bounds that bound.
+    exact_pair: ClassVar[bool] = True
 
     @abc.abstractmethod
     def release(self, value: Any, rng: Any = None) -> Any:

@@ -276,6 +276,16 @@ class DiscretePairMechanism(Mechanism):
         return [cls([0.6, 0.3, 0.1], [0.2, 0.3, 0.5], relation=relation),
                 cls([0.5, 0.5, 0.0], [0.4, 0.5, 0.1], relation=relation)]
 
+    @property
+    def exact_pair(self) -> bool:
+        """True when (q, p) is (p, q) with its outcomes relabelled: then both orders have the
+        same curve, the profile's."""
+        pairs = sorted(zip(np.asarray(self.p).tolist(), np.asarray(self.q).tolist(),
+                           strict=True))
+        swapped = sorted(zip(np.asarray(self.q).tolist(), np.asarray(self.p).tolist(),
+                             strict=True))
+        return pairs == swapped
+
     def profile(self) -> DiscretePairProfile:
         return DiscretePairProfile(self.p, self.q, self.relation)
 

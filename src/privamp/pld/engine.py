@@ -705,6 +705,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     rel = delta_error if delta_error is not None else 1e-3
     tail_total = 1e-15
     tilting = False
+    best = None
     for _pass in range(3):
         total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
         tilts = ({name: _tilt_for_eps(m, eps, lam_grid) for name, m in mgfs.items()} if tilting
@@ -732,6 +733,11 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
             sizes[f"upper/{name}"] = comp.fft_size
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
+        # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
+        # e.g. at ε = 0 below its cut, where it reports 1)
+        if best is None or upper < best[0]:
+            best = (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total,
+                    var, mean, dict(sizes), h_u)
         # the tail budget must be small against δ itself: redo with a budget scaled to it
         small = upper < _TILT_BELOW and not tilting
         if not small and (upper <= 0 or upper * rel * 1e-3 >= tail_total
@@ -739,6 +745,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
             break
         tail_total = max(min(tail_total, upper * rel * 1e-4), 1e-300)
         tilting = tilting or upper < _TILT_BELOW
+    (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total, var, mean,
+     sizes, h_u) = best
     h = h_l
     lower = 0.0
     if not all(curve.convex for curve, _ in sets[worst]):
