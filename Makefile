@@ -32,8 +32,11 @@ lint: $(VENV)/.installed-test
 # `make test` here and in CI draw the same examples; `HYPOTHESIS_PROFILE=default make test`
 # explores new random ones
 HYPOTHESIS_PROFILE ?= ci
+# the suite runs on every core (pytest-xdist; CI has 2): `make test PYTEST_WORKERS=0` runs it in
+# one process
+PYTEST_WORKERS ?= auto
 test: lint
-	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest -n $(PYTEST_WORKERS)
 
 clean:
 	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis

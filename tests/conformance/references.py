@@ -361,6 +361,9 @@ def amplification_eta(scheme, law):
         if stage == "wor":
             return _mp(size) / scheme.n
         return 1 - (1 - _mp(1) / scheme.n) ** size
+    if scheme.kind == "must-ww" and scheme.bound == "proved":
+        # privamp's proved bound: the η of min(b, m) draws (docs/certification.md)
+        return 1 - (1 - _mp(1) / scheme.n) ** min(scheme.b, scheme.m)
     return 1 - law.get(0, _mp(0))
 
 

@@ -167,6 +167,10 @@ def _window(steps: Sequence[tuple[StepPLD, int]], log_tol: float) -> tuple[float
     # sampling rates) the useful λ are near 1e7, far beyond the usual 1e4
     var = sum(count * step.mean_var()[1] for step, count in steps)
     lam = _LAMBDAS
+    if any(not np.any(step.masses > 0) for step, _ in steps):
+        # a step with no finite mass (all of it at +∞): the composed loss is +∞ surely, its
+        # finite part is empty, nothing lies outside any window
+        return 0.0, 0.0, -math.inf, -math.inf
     if var > 0 and 50.0 / math.sqrt(var) > lam[-1]:
         lam = np.concatenate([lam, np.geomspace(lam[-1], 50.0 / math.sqrt(var), 25)[1:]])
     up = np.zeros(lam.size)

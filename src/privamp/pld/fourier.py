@@ -1184,7 +1184,9 @@ def _compose(grid: _GridPLD, k: int) -> tuple[_Composed, _Composed]:
         # (1 − d)^k − (1 − d − p)^k: decreasing in d (an upper bound on the dropped mass is
         # used), increasing in p (a lower bound); p is clipped to 1 − d
         arg_d = kf * math.log1p(-d)
-        arg_p = kf * math.log1p(-min(p / (1.0 - d), 1.0))
+        ratio = p / (1.0 - d)
+        # all the kept mass at +∞ (ratio 1): (1 − d)^k − 0
+        arg_p = kf * math.log1p(-ratio) if ratio < 1.0 else -math.inf
         inf_lo = math.exp(arg_d) * -math.expm1(arg_p)
         inf_lo *= 1 - 8 * ULP * (4 + abs(arg_d) + abs(arg_p))
     lower = _Composed("lower", x, u_lo, fe_lo, max(inf_lo, 0.0), below_lo)
@@ -1424,4 +1426,13 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
             lowers.append(lower.epsilon(delta))
             uppers.append(upper.epsilon(delta))
     certified = all(getattr(src, "certified", True) for src in sources)
-    return FourierBracket(float(max(lowers)), float(max(uppers)), certified=certified)
+    low, up = float(max(lowers)), float(max(uppers))
+    if not all(getattr(src, "convex", True) for src in sources):
+        # a bound that is not a privacy profile (Theorem 14, black-box groups): its upper side
+        # is valid, its lower side is not a lower bound of anything (docs/certification.md)
+        return FourierBracket(None, up, certified=certified)
+    if low > up * (1 + 1e-9) + 1e-300:
+        raise NumericalError(
+            f"internal inconsistency: the Fourier accountant's lower end {low!r} exceeds its "
+            f"upper end {up!r}; please report this (privamp refuses rather than report either)")
+    return FourierBracket(min(low, up), up, certified=certified)
