@@ -493,6 +493,10 @@ def test_explicit_counts_win_over_quick(capsys, monkeypatch):
 
 @pytest.fixture
 def bad_files(tmp_path):
+    # a deep folder: paths longer than any shortening of values in messages (a path is shown
+    # whole; CI's temporary paths are longer than a developer's)
+    tmp_path = tmp_path / ("a-folder-with-a-long-name-" * 4) / "and-another-one"
+    tmp_path.mkdir(parents=True)
     binary = tmp_path / "binary.bin"
     binary.write_bytes(bytes(range(256)) * 8)
     latin1 = tmp_path / "latin1.csv"

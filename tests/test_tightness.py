@@ -41,14 +41,26 @@ def test_membership_lower_bound_values(scheme, relation, expected):
 
 @pytest.mark.parametrize("scheme", [Poisson(0.3), WithoutReplacement(50, 10),
                                     WithReplacement(50, 10), MustOW(50, 20, 10),
-                                    MustWW(50, 20, 10)], ids=repr)
+                                    MustWW(50, 20, 10, bound="published")], ids=repr)
 def test_theorem13_upper_equals_lower_for_membership(scheme):
-    """For M_{v,p} the multiplicity bound equals the exact lower bound (Theorem 13)."""
+    """For M_{v,p} the multiplicity bound equals the exact lower bound (Theorem 13). For MUST.WW
+    that is the paper's bound (Theorem 5(c)); privamp's proved default is looser (next test)."""
     rel = scheme.natural_relation
     mech = RandomizedMembershipMechanism(0, 0.75, relation=scheme.base_relation(rel))
     rep = tightness_report(mech, scheme, [0.0, 0.3, 0.8, 1.0])
     np.testing.assert_allclose(rep.upper, rep.lower, rtol=1e-12, atol=1e-16)
     np.testing.assert_allclose(rep.ratio, 1.0, rtol=1e-12)
+
+
+def test_proved_must_ww_bound_lies_above_the_membership_lower_bound():
+    """MUST.WW's proved bound uses η* ≥ η, so it lies on or above the exact lower bound, with a
+    gap (it is not tight where Theorem 5(c) would be)."""
+    scheme = MustWW(50, 20, 10)
+    mech = RandomizedMembershipMechanism(0, 0.75, relation=scheme.base_relation(
+        scheme.natural_relation))
+    rep = tightness_report(mech, scheme, [0.0, 0.3, 0.8, 1.0])
+    assert np.all(rep.upper >= rep.lower * (1 - 1e-12))
+    assert rep.upper[-1] > rep.lower[-1]
 
 
 def test_tightness_report_for_noise_mechanisms():

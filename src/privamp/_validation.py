@@ -283,7 +283,7 @@ def read_text_file(name: str, path: Any, what: str = "text file") -> str:
     if not isinstance(path, str | os.PathLike):
         raise InvalidTypeError(name, f"the path of a {what}", path)
     p = Path(path)
-    shown = str(path)
+    shown = p  # shown whole in the message (format_value does not shorten paths)
     if not p.exists():
         raise InvalidParameterError(name, f"an existing, readable {what}", shown)
     if p.is_dir():

@@ -9,6 +9,7 @@ and a one-line message). The parameter errors also derive from the built-in ``Va
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,8 @@ def format_value(value: Any) -> str:
     if isinstance(value, np.ndarray):
         text = np.array2string(value, threshold=6, precision=6)
         return f"array {text}"
+    if isinstance(value, os.PathLike):
+        return repr(os.fspath(value))  # a path is shown whole: the user must recognise it
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 

@@ -96,7 +96,7 @@ def read_table(path: str | os.PathLike, fmt: str | None = None):
     fmt = format_of(path, fmt)
     path = Path(path)
     if not path.is_file():
-        raise InvalidParameterError("results", "an existing result table", str(path))
+        raise InvalidParameterError("results", "an existing result table", path)
     try:
         if fmt == "csv":
             from pyarrow import csv
@@ -114,12 +114,12 @@ def read_table(path: str | os.PathLike, fmt: str | None = None):
         # pyarrow raises ArrowInvalid (a ValueError) for files that are not tables, and a
         # UnicodeDecodeError (a ValueError too) for a binary file read as CSV
         lines = str(exc).splitlines() or [type(exc).__name__]
-        raise InvalidParameterError("results", f"a readable {fmt} result table", str(path),
+        raise InvalidParameterError("results", f"a readable {fmt} result table", path,
                                     detail=lines[0]) from None
     missing = [name for name in schema().names if name not in columns]
     if missing:
         raise InvalidParameterError("results", f"a {fmt} result table of privamp sweep",
-                                    str(path), detail="no column " + ", ".join(missing[:5])
+                                    path, detail="no column " + ", ".join(missing[:5])
                                     + (", ..." if len(missing) > 5 else ""))
     return table
 
