@@ -36,6 +36,7 @@ __all__ = [
     "ULP",
     "binomial_logpmf",
     "bisect_threshold",
+    "div_down",
     "div_up",
     "hypergeom_logpmf",
     "log1mexp",
@@ -47,6 +48,7 @@ __all__ = [
     "log_sub",
     "log_sub_sign",
     "logsumexp_signed",
+    "mul_down",
     "mul_up",
     "next_up",
     "round_down_log",
@@ -384,6 +386,26 @@ def mul_up(a: float, b: float) -> float:
             p = math.nextafter(p, math.inf)
     elif p == -math.inf and math.isfinite(a) and math.isfinite(b):
         p = -sys.float_info.max  # the exact product is finite: round up, not to -inf
+    return p
+
+
+def div_down(a: float, b: float) -> float:
+    """``a / b`` rounded *down* (finite a ≥ 0, b > 0): the lower θ = Δ/σ of lower values.
+
+    >>> div_down(1.0, 3.0) < 1 / 3 < div_up(1.0, 3.0)
+    True
+    """
+    q = a / b
+    if math.isfinite(q) and Fraction(q) > Fraction(a) / Fraction(b):
+        q = math.nextafter(q, -math.inf)
+    return q
+
+
+def mul_down(a: float, b: float) -> float:
+    """``a * b`` rounded *down* (finite a, b ≥ 0)."""
+    p = a * b
+    if math.isfinite(p) and Fraction(p) > Fraction(a) * Fraction(b):
+        p = math.nextafter(p, -math.inf)
     return p
 
 

@@ -374,14 +374,20 @@ def amplified_delta(mech, scheme, eps_prime):
     eta = amplification_eta(scheme, law)
     eps_prime = _mp(eps_prime)
     eps = mpmath.log(1 + (mpmath.e**eps_prime - 1) / eta)
+    # the terms of weight below 1e-60 are skipped only when they cannot matter: each δ_k ≤ 1,
+    # so they add at most (their count) · 1e-60, under 1e-17 of a total above 1e-40; below that
+    # (tiny δ at large ε, where the many-copies terms dominate) every term is summed
     total = _mp(0)
-    for k, w in law.items():
-        if k == 0 or w < _mp(10) ** -60:
-            continue
-        d = base_delta(mech, k, eps)
-        if d is None:
-            return None
-        total += w * d
+    for small in (False, True):
+        for k, w in law.items():
+            if k == 0 or (w < _mp(10) ** -60) != small:
+                continue
+            d = base_delta(mech, k, eps)
+            if d is None:
+                return None
+            total += w * d
+        if total > _mp(10) ** -40:
+            break
     return total
 
 

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log_expm1, round_up_log
+from .._numerics import ULP, log_expm1, round_down_log, round_up_log
 from .._validation import check_int, check_real, check_real_array, check_rng
 from ..divergences import QuadratureResult
 from ..errors import InvalidParameterError, NumericalError
@@ -162,6 +162,15 @@ def _theta_from_log_lambda(log_lambda: float, err: float, name: str, value: floa
         raise InvalidParameterError(name, "such that the effective Gaussian ratio "
                                     "sqrt(2Λ(t)) (sensitivity over noise) is finite", value)
     return float(_exp_up(log_theta, 0.5 * err + 4 * ULP))
+
+
+def _theta_lower_from_log_lambda(log_lambda: float, err: float) -> float:
+    """θ_G = sqrt(2Λ) rounded down (the lower values of the equivalent Gaussian profile):
+    the logarithm lowered by its error allowance and the rounding of log/exp."""
+    if log_lambda == -math.inf:
+        return 0.0
+    log_theta = 0.5 * (math.log(2.0) + log_lambda) - (0.5 * err + 4 * ULP)
+    return float(math.exp(round_down_log(log_theta, ulps=32)) * (1 - 2 * ULP))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,7 +348,8 @@ class BrownianMotionMechanism(Mechanism):
         return [cls(0.5, relation=relation), cls(0.005, relation=relation)]
 
     def profile(self) -> GaussianProfile:
-        return GaussianProfile(self.theta, self.relation)
+        return GaussianProfile(self.theta, self.relation, theta_lower=min(self.theta, (
+            _theta_lower_from_log_lambda(*_brownian_log_lambda(self.t, self.sensitivity)))))
 
     def privacy_loss(self, reverse: bool = False) -> GaussianPrivacyLoss:
         return GaussianPrivacyLoss(self.theta)
@@ -456,7 +466,11 @@ class OrnsteinUhlenbeckMechanism(Mechanism):
         return [cls(1.0, 1.0, 1.0, relation=relation), cls(5.0, 1.0, 2.0, relation=relation)]
 
     def profile(self) -> GaussianProfile:
-        return GaussianProfile(self.gaussian_theta, self.relation)
+        if self.sensitivity == 0.0:
+            return GaussianProfile(0.0, self.relation)
+        log_l, err = _ou_log_lambda(self.theta, self.rho, self.t, self.sensitivity)
+        return GaussianProfile(self.gaussian_theta, self.relation, theta_lower=min(
+            self.gaussian_theta, _theta_lower_from_log_lambda(float(log_l), float(err))))
 
     def privacy_loss(self, reverse: bool = False) -> GaussianPrivacyLoss:
         return GaussianPrivacyLoss(self.gaussian_theta)

@@ -590,31 +590,28 @@ def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tild
     γ(ε̃(δ)) δ is non-decreasing in δ (ε̃ decreases in δ, the curve is non-increasing in ε̃), so
     the base's lower δ with ε̃ rounded up and the lower curve there bound it below."""
 
-    def log_bound(eps, base):
-        base_log = base._log_delta(eps)
+    def directed(eps, base, lower: bool):
+        # upper: the base's upper δ, ε̃ rounded down, the upper curve, the result rounded up;
+        # lower: the base's lower δ, ε̃ rounded up, the lower curve, the result rounded down
+        base_log = base._log_delta_lower(eps) if lower else base._log_delta(eps)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             log_ratio = log_expm1(eps) - base_log
             et = np.logaddexp(0.0, log_ratio)
         et = np.where(np.isneginf(base_log), np.inf, np.where(eps == 0.0, 0.0, et))
         fin = np.isfinite(et) & (et > 0)
         slack = 16 * ULP * (1.0 + np.abs(np.where(fin, log_ratio, 0.0)))
-        et = np.where(fin, np.maximum(et - slack, 0.0), et)
-        gamma = np.asarray(gamma_of_eps_tilde(et), dtype=float)
+        et = np.where(fin, et + slack if lower else np.maximum(et - slack, 0.0), et)
+        curve = gamma_lower_of_eps_tilde if lower else gamma_of_eps_tilde
+        gamma = np.asarray(curve(et), dtype=float)
         with np.errstate(divide="ignore"):
-            return round_up_log(np.log(gamma) + base_log)
+            log_value = np.log(gamma) + base_log
+            return round_down_log(log_value) if lower else round_up_log(log_value)
+
+    def log_bound(eps, base):
+        return directed(eps, base, lower=False)
 
     def log_bound_lower(eps, base):
-        base_log = base._log_delta_lower(eps)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_ratio = log_expm1(eps) - base_log
-            et = np.logaddexp(0.0, log_ratio)
-        et = np.where(np.isneginf(base_log), np.inf, np.where(eps == 0.0, 0.0, et))
-        fin = np.isfinite(et) & (et > 0)
-        slack = 16 * ULP * (1.0 + np.abs(np.where(fin, log_ratio, 0.0)))
-        et = np.where(fin, et + slack, et)
-        gamma = np.asarray(gamma_lower_of_eps_tilde(et), dtype=float)
-        with np.errstate(divide="ignore"):
-            return round_down_log(np.log(gamma) + base_log)
+        return directed(eps, base, lower=True)
 
     return _AmplifiedProfile(
         profile, condition, log_bound, profile.pure_epsilon,

@@ -212,13 +212,16 @@ class AmplifiedProfile(PrivacyProfile):
             left[i] = np.logaddexp(left[i + 1], log_w[i])
         return log_w, groups, left
 
-    def _log_sum(self, eps: np.ndarray) -> np.ndarray:
-        """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array).
+    def _log_sum(self, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+        """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array); with ``lower``, a lower
+        bound on log Σ_k w_k δ_k(ε).
 
         Terms are added in decreasing weight; a point stops as soon as the weight still to come
-        is below 1e-17 of its sum so far, and that weight is added in full (δ_k ≤ 1): an upper
-        bound equal to the sum to within rounding, at a cost of a few terms per point instead of
-        one per multiplicity.
+        is below 1e-17 of its sum so far. The upper side adds that weight in full (δ_k ≤ 1): an
+        upper bound equal to the sum to within rounding, at a cost of a few terms per point
+        instead of one per multiplicity. The lower side uses the group profiles' lower values,
+        drops the remaining weight (every term is ≥ 0) and the tail mass, and subtracts the
+        rounding margin the upper side adds.
         """
         log_w, groups, left = self._by_weight
         acc = np.full(eps.size, -np.inf)
@@ -227,36 +230,22 @@ class AmplifiedProfile(PrivacyProfile):
         for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
             if active.size == 0:
                 break
+            term = grp._log_delta_lower(eps[active]) if lower else grp._log_delta(eps[active])
             with np.errstate(invalid="ignore"):
-                acc[active] = np.logaddexp(acc[active], lw + grp._log_delta(eps[active]))
+                acc[active] = np.logaddexp(acc[active], lw + term)
             done = left[t + 1] <= acc[active] + rel
-            if np.any(done):
+            if np.any(done) and not lower:
                 idx = active[done]
                 acc[idx] = np.logaddexp(acc[idx], left[t + 1])
-                active = active[~done]
+            active = active[~done]
+        # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
+        margin = (64 + 4 * len(groups)) * ULP
+        if lower:
+            with np.errstate(invalid="ignore"):
+                return np.minimum(round_down_log(acc - margin, ulps=8), 0.0)
         if active.size:
             acc[active] = np.logaddexp(acc[active], left[-1])
-        # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
-        return np.minimum(round_up_log(acc, (64 + 4 * len(groups)) * ULP), 0.0)
-
-    def _log_sum_lower(self, eps: np.ndarray) -> np.ndarray:
-        """Lower bound on log Σ_k w_k δ_k(ε) for base ε values (1-D array): the group profiles'
-        lower values, the same early stop with the remaining weight simply dropped (every term
-        is ≥ 0), no tail mass, and the rounding margin of :meth:`_log_sum` subtracted."""
-        log_w, groups, left = self._by_weight
-        acc = np.full(eps.size, -np.inf)
-        active = np.arange(eps.size)
-        rel = math.log(1e-17)
-        for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
-            if active.size == 0:
-                break
-            with np.errstate(invalid="ignore"):
-                acc[active] = np.logaddexp(acc[active], lw + grp._log_delta_lower(eps[active]))
-            done = left[t + 1] <= acc[active] + rel
-            active = active[~done]
-        with np.errstate(invalid="ignore"):
-            out = round_down_log(acc - (64 + 4 * len(groups)) * ULP, ulps=8)
-        return np.minimum(out, 0.0)
+        return np.minimum(round_up_log(acc, margin), 0.0)
 
     def _log_delta(self, eps_prime):
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
@@ -266,7 +255,7 @@ class AmplifiedProfile(PrivacyProfile):
         # the theorem's ε = log(1 + (e^{ε'} − 1)/η) with the exact η: η rounded down and the
         # map rounded up give an ε at least as large, where every δ_k is at most as large
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta_lower, up=True))
-        return self._log_sum_lower(eps)
+        return self._log_sum(eps, lower=True)
 
     def _mgf_tail(self, s, start):
         """``∫_T^∞ e^{sε'} δ'(ε') dε' ≤ Σ_k w_k ∫_{ε(T)}^∞ e^{sε} δ_k(ε) dε``: with

@@ -40,9 +40,11 @@ from .. import _special
 from .._numerics import (
     ULP,
     bisect_threshold,
+    div_down,
     div_up,
     log1mexp,
     log_expm1,
+    mul_down,
     mul_up,
     round_down_log,
     round_up_log,
@@ -305,6 +307,10 @@ class GaussianProfile(PrivacyProfile):
         multiplier).
     relation : NeighbouringRelation or str
         The relation under which Δ is the sensitivity.
+    theta_lower : float, optional
+        A lower bound on the exact θ (default ``theta``), for the lower values: a mechanism's θ
+        is a rounded quotient (Δ/σ rounded up), and the lower values at the rounded-up θ would
+        bound the bound, not the mechanism (one ulp of θ moves log δ by up to (ε/θ)² ulp).
 
     >>> p = GaussianProfile(1.0)
     >>> round(float(p.delta(1.0)), 12)
@@ -313,22 +319,26 @@ class GaussianProfile(PrivacyProfile):
     -167.852903
     """
 
-    def __init__(self, theta: float, relation=NeighbouringRelation.ADD_REMOVE):
+    def __init__(self, theta: float, relation=NeighbouringRelation.ADD_REMOVE,
+                 theta_lower: float | None = None):
         self.theta = check_real("theta", theta, "[0, inf)")
         self.relation = NeighbouringRelation.parse(relation)
+        self.theta_lower = (self.theta if theta_lower is None
+                            else check_real("theta_lower", theta_lower, f"[0, {self.theta!r}]"))
 
     def _log_delta(self, eps):
         return gaussian_log_delta(self.theta, eps)
 
     def _log_delta_lower(self, eps):
-        return gaussian_log_delta_lower(self.theta, eps)
+        return gaussian_log_delta_lower(self.theta_lower, eps)
 
     @property
     def pure_epsilon(self) -> float:
         return 0.0 if self.theta == 0.0 else math.inf
 
     def _white_box_group(self, k):
-        return GaussianProfile(mul_up(float(k), self.theta), self.relation)
+        return GaussianProfile(mul_up(float(k), self.theta), self.relation,
+                               theta_lower=mul_down(float(k), self.theta_lower))
 
     def _mgf_tail(self, s, start):
         # ∫_T^∞ e^{sε} δ(ε) dε ≤ ∫_T^∞ e^{sε} Φ(θ/2 − ε/θ) dε
@@ -344,7 +354,8 @@ class GaussianProfile(PrivacyProfile):
         return math.exp(log_bound) if log_bound < 709 else math.inf
 
     def __repr__(self) -> str:
-        return f"GaussianProfile(theta={self.theta!r}, relation={self.relation.value!r})"
+        low = "" if self.theta_lower == self.theta else f", theta_lower={self.theta_lower!r}"
+        return f"GaussianProfile(theta={self.theta!r}, relation={self.relation.value!r}{low})"
 
 
 @register("gaussian")
@@ -442,6 +453,11 @@ class GaussianMechanism(Mechanism):
         """θ = Δ/σ rounded up (privacy gets worse as θ grows, so rounding up is safe)."""
         return div_up(self.sensitivity, self.sigma)
 
+    @property
+    def theta_lower(self) -> float:
+        """θ = Δ/σ rounded down (for the certified lower values)."""
+        return div_down(self.sensitivity, self.sigma)
+
     def release(self, value: Any, rng: Any = None):
         """``value + N(0, σ² I)``: value is a finite real scalar or array."""
         x = check_real_array("value", value, "(-inf, inf)", nonempty=False)
@@ -455,7 +471,7 @@ class GaussianMechanism(Mechanism):
             cls(2.0, sensitivity=2.0, relation=relation)]
 
     def profile(self) -> GaussianProfile:
-        return GaussianProfile(self.theta, self.relation)
+        return GaussianProfile(self.theta, self.relation, theta_lower=self.theta_lower)
 
     def privacy_loss(self, reverse: bool = False) -> GaussianPrivacyLoss:
         """L ~ N(θ²/2, θ²) for the pair N(0, σ²), N(Δ, σ²) (symmetric: ``reverse`` is the same)."""

@@ -35,11 +35,12 @@ from .curves import PairCurve, PoissonGaussianCurve, PoissonPairCurve, ProfileCu
 __all__ = ["pair_curves"]
 
 
-def _gaussian_theta(source: Any) -> float | None:
+def _gaussian_theta(source: Any) -> tuple[float, float] | None:
+    """(θ rounded up, a lower bound on θ) of a Gaussian mechanism or profile."""
     if isinstance(source, GaussianMechanism):
-        return source.theta
+        return source.theta, source.theta_lower
     if isinstance(source, GaussianProfile):
-        return source.theta
+        return source.theta, source.theta_lower
     return None
 
 
@@ -82,9 +83,10 @@ def pair_curves(source: Any, scheme: SamplingScheme | None = None,
     if (isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE
             and base_rel is NeighbouringRelation.ADD_REMOVE):
         # a record appears at most once: group privacy plays no part
-        theta = _gaussian_theta(source)
-        if theta is not None and theta > 0:
-            return {o: PoissonGaussianCurve(theta, scheme.rate, o) for o in ("remove", "add")}
+        thetas = _gaussian_theta(source)
+        if thetas is not None and thetas[0] > 0:
+            return {o: PoissonGaussianCurve(thetas[0], scheme.rate, o, theta_lower=thetas[1])
+                    for o in ("remove", "add")}
         profile = source.profile() if isinstance(source, Mechanism) else source
         base = ProfileCurve(profile)
         return {o: PoissonPairCurve(base, scheme.rate, o) for o in ("remove", "add")}

@@ -375,8 +375,12 @@ class PoissonGaussianCurve(PairCurve):
     For α < 1 each orientation uses the other through ``D_α(P‖Q) = 1 − α + α D_{1/α}(Q‖P)``.
     """
 
-    def __init__(self, theta: float, rate: float, orientation: str = "remove"):
+    def __init__(self, theta: float, rate: float, orientation: str = "remove",
+                 theta_lower: float | None = None):
         self.theta = check_real("theta", theta, "(0, inf)")
+        #: a lower bound on the exact θ, for the lower values (default ``theta``)
+        self.theta_lower = (self.theta if theta_lower is None
+                            else check_real("theta_lower", theta_lower, f"[0, {self.theta!r}]"))
         self.rate = check_real("rate", rate, "(0, 1]")
         if orientation not in ("remove", "add"):
             raise ValueError(f"orientation must be 'remove' or 'add', not {orientation!r}")
@@ -455,8 +459,9 @@ class PoissonGaussianCurve(PairCurve):
         if not hasattr(self, "_generic"):
             from ..mechanisms.gaussian import GaussianProfile
 
-            self._generic = PoissonPairCurve(ProfileCurve(GaussianProfile(self.theta)),
-                                             self.rate, self.orientation)
+            self._generic = PoissonPairCurve(
+                ProfileCurve(GaussianProfile(self.theta, theta_lower=self.theta_lower)),
+                self.rate, self.orientation)
         return np.minimum(self._generic.log_lower(np.asarray(eps, dtype=float)),
                           self.log_upper(np.asarray(eps, dtype=float)))
 
@@ -478,5 +483,6 @@ class PoissonGaussianCurve(PairCurve):
         return np.minimum(out, 0.0)
 
     def __repr__(self) -> str:
+        low = "" if self.theta_lower == self.theta else f", theta_lower={self.theta_lower!r}"
         return (f"PoissonGaussianCurve(theta={self.theta!r}, rate={self.rate!r}, "
-                f"{self.orientation})")
+                f"{self.orientation}{low})")

@@ -688,6 +688,15 @@ class MustWW(_Must):
             return self.eta
         return MultiplicityPmf.point(1).then_with_replacement(self.n, min(self.b, self.m)).eta
 
+    @property
+    def amplification_eta_lower(self) -> float:
+        """:attr:`amplification_eta` rounded down (the lower values of the bound privamp uses;
+        they were those of the published η, valid but up to 1 % below the proved bound)."""
+        if self.bound == "published":
+            return self.eta_lower
+        return MultiplicityPmf.point(1).then_with_replacement(
+            self.n, min(self.b, self.m)).eta_lower
+
     def __repr__(self) -> str:
         tail = ", bound='published'" if self.bound == "published" else ""
         return f"MUST.WW(n={self.n}, b={self.b}, m={self.m}{tail})"
