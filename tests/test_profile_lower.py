@@ -488,6 +488,9 @@ def _scheme_law(scheme):
         law = _chain_pmf(scheme.n, [("wr", scheme.m)])
         return law, 1 - law[0]
     law = _chain_pmf(scheme.n, scheme.stages)
+    if isinstance(scheme, MustWW) and scheme.bound == "proved":
+        # privamp's proved bound: η* = 1 − (1 − 1/n)^min(b, m) (docs/certification.md)
+        return law, 1 - (1 - mpf(1) / scheme.n) ** min(scheme.b, scheme.m)
     if isinstance(scheme, MustOW | MustWO | MustWW):
         return law, 1 - law.get(0, 0)
     first = _chain_pmf(scheme.n, scheme.stages[:1])

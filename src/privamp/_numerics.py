@@ -392,7 +392,9 @@ def mul_up(a: float, b: float) -> float:
 def div_down(a: float, b: float) -> float:
     """``a / b`` rounded *down* (finite a ≥ 0, b > 0): the lower θ = Δ/σ of lower values.
 
-    >>> div_down(1.0, 3.0) < 1 / 3 < div_up(1.0, 3.0)
+    >>> div_down(1.0, 3.0) <= 1 / 3 < div_up(1.0, 3.0)
+    True
+    >>> div_down(1.0, 10.0) < 0.1  # the float 0.1 is above 1/10
     True
     """
     q = a / b
