@@ -28,7 +28,7 @@ import numpy as np
 
 from ._validation import check_choice, check_int, check_real
 from .accountant import BACKENDS, Accountant
-from .errors import NumericalError, UnreachableTargetError
+from .errors import InconsistentBoundsError, NumericalError, UnreachableTargetError
 from .mechanisms.base import Mechanism
 from .mechanisms.gaussian import GaussianMechanism
 from .mechanisms.laplace import LaplaceMechanism
@@ -80,6 +80,8 @@ def calibrate(evaluate: Callable[[float], float], *, parameter: str, target_epsi
             calls[0] += 1
             try:
                 cache[v] = fn(v)
+            except InconsistentBoundsError:  # a defect, never "infeasible"
+                raise
             except NumericalError:
                 cache[v] = math.inf  # beyond the memory bound: hopelessly infeasible
         return cache[v]
@@ -168,6 +170,8 @@ def _finish(parameter, value, eps, calls, build, target, delta, backend, report_
     if report_lower and backend == "pld":
         try:
             bracket = build(value).epsilon(delta)
+        except InconsistentBoundsError:  # a defect, never "infeasible"
+            raise
         except NumericalError:  # the default accuracy is beyond the memory bound here: the
             bracket = None      # search's certified value stands, without a lower end
         if bracket is not None:
@@ -280,6 +284,8 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
     # there is nothing to search
     try:
         at_max = evaluate(max_steps, 1e-2)
+    except InconsistentBoundsError:  # a defect, never "infeasible"
+        raise
     except NumericalError:
         at_max = math.inf
     if at_max <= target:
@@ -292,6 +298,8 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
             if evaluate(min(2 * hi, max_steps)) > target:
                 hi = min(2 * hi, max_steps)
                 break
+        except InconsistentBoundsError:  # a defect, never "infeasible"
+            raise
         except NumericalError:
             hi = min(2 * hi, max_steps)
             break

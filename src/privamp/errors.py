@@ -17,6 +17,7 @@ import numpy as np
 __all__ = [
     "AccuracyWarning",
     "ClusterError",
+    "InconsistentBoundsError",
     "InvalidParameterError",
     "InvalidTypeError",
     "MissingDependencyError",
@@ -109,6 +110,12 @@ class NumericalError(PrivampError, ArithmeticError):
 
     privamp raises this rather than return a number it cannot stand behind.
     """
+
+
+class InconsistentBoundsError(NumericalError):
+    """A certified lower end came out above the certified upper end: one of two independently
+    certified computations is wrong, so privamp reports neither. This is a defect in privamp
+    (please report it), never a property of the input; the conformance suite fails on it."""
 
 
 class ClusterError(PrivampError, ConnectionError):

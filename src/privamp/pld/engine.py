@@ -52,7 +52,12 @@ import numpy as np
 from .. import _special
 from .._numerics import ULP, bisect_threshold
 from .._validation import check_int, check_real
-from ..errors import AccuracyWarning, InvalidParameterError, NumericalError
+from ..errors import (
+    AccuracyWarning,
+    InconsistentBoundsError,
+    InvalidParameterError,
+    NumericalError,
+)
 from ..results import Bracket
 from .curves import PairCurve
 from .distribution import MAX_FFT, ComposedPLD, StepPLD, compose
@@ -112,7 +117,7 @@ def _checked_lower(low: float, upper: float) -> float:
     """The lower end, after making sure it is not above the upper end: if it were (beyond
     rounding), one of the two would be wrong, and no number could be reported safely."""
     if low > upper * (1 + 1e-9) + 1e-300:
-        raise NumericalError(
+        raise InconsistentBoundsError(
             f"internal inconsistency: the certified lower end {low!r} exceeds the certified "
             f"upper end {upper!r}; please report this (privamp refuses rather than report "
             "either)")

@@ -117,7 +117,12 @@ from scipy import special
 from .. import _special
 from .._numerics import ULP, bisect_threshold
 from .._validation import check_choice, check_int, check_real, check_real_array
-from ..errors import InvalidParameterError, InvalidTypeError, NumericalError
+from ..errors import (
+    InconsistentBoundsError,
+    InvalidParameterError,
+    InvalidTypeError,
+    NumericalError,
+)
 from ..results import Bracket
 from ..sampling.multiplicity import MultiplicityPmf
 from ..sampling.schemes import Poisson, SamplingScheme, WithoutReplacement
@@ -1432,7 +1437,7 @@ def fourier_accountant(source, *, count: int, eps: float | None = None,
         # is valid, its lower side is not a lower bound of anything (docs/certification.md)
         return FourierBracket(None, up, certified=certified)
     if low > up * (1 + 1e-9) + 1e-300:
-        raise NumericalError(
+        raise InconsistentBoundsError(
             f"internal inconsistency: the Fourier accountant's lower end {low!r} exceeds its "
             f"upper end {up!r}; please report this (privamp refuses rather than report either)")
     return FourierBracket(min(low, up), up, certified=certified)
