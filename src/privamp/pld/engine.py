@@ -387,9 +387,26 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
 _REFINE_POINTS = 2**19
 
 
-def _over_budget(next_size: float, sizes: dict) -> bool:
+def _budget(sizes: dict) -> float:
     upper = max((v for k, v in sizes.items() if k.startswith("upper")), default=0)
-    return next_size > max(_REFINE_POINTS, 4 * upper)
+    return max(_REFINE_POINTS, 4 * upper)
+
+
+def _over_budget(next_size: float, sizes: dict) -> bool:
+    return next_size > _budget(sizes)
+
+
+def _next_lower_grid(h: float, h_next: float, size: int, sizes: dict, items) -> float | None:
+    """The lower side's next spacing: ``h_next``, or, if that is beyond the FFT budget, the
+    finest spacing within it (``None`` when that is not meaningfully finer than ``h``). Without
+    the second choice a bracket far from its target (WR(10000, 100), 1,000 steps: 10 % wide)
+    stopped at its first coarse grid because the jump it asked for was over budget."""
+    if not _over_budget(size * h / h_next, sizes):
+        return h_next
+    h_cap = _snap(h * size / (0.8 * _budget(sizes)), items)
+    if h_cap < h / 1.5 and not _over_budget(size * h / h_cap, sizes):
+        return h_cap
+    return None
 
 
 def _refined(h: float, width: float, target: float) -> float:
@@ -778,7 +795,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
                 break
             h_next = _snap(_refined(h, upper - low, target_w), all_items)
-            if _over_budget(comp.fft_size * h / h_next, sizes):
+            h_next = _next_lower_grid(h, h_next, comp.fft_size, sizes, all_items)
+            if h_next is None:
                 break
             h = h_next
             try:
@@ -870,7 +888,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:
             break
         h_next = _snap(_refined(h, upper - lower, rel * upper), all_items)
-        if _over_budget(comp.fft_size * h / h_next, sizes):
+        h_next = _next_lower_grid(h, h_next, comp.fft_size, sizes, all_items)
+        if h_next is None:
             break
         h = h_next
         try:
