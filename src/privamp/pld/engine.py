@@ -551,6 +551,24 @@ def _reference_deltas(tail_total: float) -> list[float]:
 _NO_GRID = 0.0
 
 
+def _without_identical(events: Sequence[PldEvent]) -> list[PldEvent]:
+    """The events whose pair is not identical. A certified upper value 0 at ε = 0 in every
+    orientation means TV(P, Q) = D_1(P‖Q) = 0, i.e. P = Q: the step is the identity of
+    composition (randomized response with p = ½, a zero-sensitivity mechanism). Composing its
+    point mass at loss 0 on ever finer grids only produced rounding noise (a lower end of 5e-10
+    above an upper end of 1e-15 for ten such steps)."""
+    zero = np.array([0.0])
+    return [ev for ev in events
+            if not all(float(c.log_upper(zero)[0]) == -math.inf for c in ev.curves.values())]
+
+
+def _identical_result(events: Sequence[PldEvent], lower: bool, start: float) -> PldResult:
+    """Every step's pair is identical: δ(ε) = 0 for every ε ≥ 0, and ε(δ) = 0, exactly."""
+    name = next(iter(events[0].curves))
+    return PldResult(Bracket(0.0 if lower else None, 0.0), name, _NO_GRID,
+                     _NO_GRID if lower else None, {}, time.perf_counter() - start)
+
+
 def _single_step(events: Sequence[PldEvent], grid_step: float | None) -> dict | None:
     """The curves of a ledger that is one step of one pair (``None`` otherwise, or when a fixed
     ``grid_step`` asks for the discretised computation).
@@ -688,6 +706,11 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         certain = any(_log_p_inf(items, lower=True) > log_d for items in inf_sets.values())
         return PldResult(Bracket(math.inf if certain else 0.0, math.inf), "", math.nan, None,
                          {}, time.perf_counter() - start)
+    if grid_step is None:
+        kept = _without_identical(events)
+        if not kept:
+            return _identical_result(events, lower, start)
+        events = kept
     single = _single_step(events, grid_step)
     if single is not None:
         res = _single_epsilon(single, delta, lower, start)
@@ -827,6 +850,11 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     start = time.perf_counter()
     if not events:
         raise InvalidParameterError("events", "at least one composed event", "[]")
+    if grid_step is None:
+        kept = _without_identical(events)
+        if not kept:
+            return _identical_result(events, True, start)
+        events = kept
     single = _single_step(events, grid_step)
     if single is not None:
         return _single_delta(single, eps, start)
