@@ -27,22 +27,23 @@ confusions of other libraries are ruled out.
 
 from __future__ import annotations
 
+import abc
+import dataclasses
 import enum
-import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ._validation import check_choice, check_int, check_real
 from .errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from .mechanisms.base import Mechanism
-from .profiles import PrivacyProfile
+from .profiles import GroupPrivacy, PrivacyProfile
 from .relations import NeighbouringRelation
 from .results import Bracket
 from .sampling.schemes import SamplingScheme
 
-__all__ = ["BACKENDS", "Accountant", "Backend", "Event"]
+__all__ = ["BACKENDS", "Accountant", "AccountingBackend", "Backend", "Event"]
 
 
 class Backend(enum.StrEnum):
@@ -60,13 +61,47 @@ class Backend(enum.StrEnum):
         return cls(check_choice("backend", value, [b.value for b in cls]))
 
 
-#: The accountant backends (their names).
-BACKENDS = tuple(b.value for b in Backend)
+def _value_key(obj: Any, depth: int = 0) -> Any:
+    """A hashable key equal for equal values: what makes events comparable by ``==``.
+
+    Arrays compare by contents, dataclasses by their fields, other objects (privacy profiles)
+    by type and every attribute; an object that is none of these (or too deeply nested)
+    compares by identity. Equal keys mean equal state, so two events with equal keys are the
+    same event; the converse may fail (a cache filled in one and not the other), which only
+    makes the Fourier backend refuse a ledger it could have composed.
+    """
+    if obj is None or isinstance(obj, str | int | float | bool | enum.Enum):
+        return obj
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if depth > 8:
+        return ("id", id(obj))
+    if isinstance(obj, np.ndarray):
+        return ("array", obj.dtype.str, obj.shape, obj.tobytes())
+    if isinstance(obj, list | tuple):
+        return (type(obj).__name__, tuple(_value_key(v, depth + 1) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, _value_key(v, depth + 1)) for k, v in obj.items()))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj), tuple(_value_key(getattr(obj, f.name), depth + 1)
+                                 for f in dataclasses.fields(obj)))
+    if hasattr(obj, "__dict__") and not callable(obj):
+        return (type(obj), _value_key(vars(obj), depth + 1))
+    try:
+        hash(obj)
+    except TypeError:
+        return ("id", id(obj))
+    return obj
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Event:
-    """One ledger line: ``mechanism`` run ``count`` times on subsamples drawn by ``scheme``."""
+    """One ledger line: ``mechanism`` run ``count`` times on subsamples drawn by ``scheme``,
+    under ``relation`` on the whole dataset.
+
+    Events are values: two events built separately from equal parts are equal (``==``, and
+    they hash alike); :attr:`kind` is the event without its count and label.
+    """
 
     mechanism: Any
     count: int
@@ -84,6 +119,51 @@ class Event:
             return self.scheme.natural_relation
         return getattr(self.mechanism, "relation", NeighbouringRelation.ADD_REMOVE)
 
+    @property
+    def kind(self) -> tuple:
+        """What the event composes, as a hashable value: (mechanism, scheme, relation, group
+        privacy), without the count and the label."""
+        return (_value_key(self.mechanism), _value_key(self.scheme), self.effective_relation,
+                _value_key(self.group_privacy))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (self.kind, self.count, self.label) == (other.kind, other.count, other.label)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.count, self.label))
+
+
+class AccountingBackend(abc.ABC):
+    """A way of composing a ledger: :meth:`supports` (asked when an event is added, so that an
+    event a backend cannot account is refused at once, naming it), :meth:`epsilon` and
+    :meth:`delta`. The backends are registered in :data:`BACKENDS`; the bounds each uses for a
+    (scheme, mechanism, relation) are its rule table (:mod:`privamp.pld.builders`,
+    :mod:`privamp.rdp.sources`)."""
+
+    name: ClassVar[Backend]
+
+    def supports(self, event: Event, ledger: tuple[Event, ...] = ()) -> str | None:
+        """``None`` if ``event`` can be added to ``ledger``, else the reason it cannot."""
+        return None
+
+    @abc.abstractmethod
+    def epsilon(self, acc: Accountant, delta: float, lower: bool) -> Bracket:
+        """The bracket on ε(``delta``) of the ledger of ``acc``."""
+
+    @abc.abstractmethod
+    def delta(self, acc: Accountant, eps: float) -> Bracket:
+        """The bracket on δ(``eps``) of the ledger of ``acc``."""
+
+
+#: Backend -> the backend object (filled by :func:`_register` below).
+BACKENDS: dict[Backend, AccountingBackend] = {}
+
+
+def _register(cls: type[AccountingBackend]) -> type[AccountingBackend]:
+    BACKENDS[cls.name] = cls()
+    return cls
 
 class Accountant:
     """A ledger of composed events answering ε(δ) and δ(ε) as certified brackets.
@@ -117,7 +197,7 @@ class Accountant:
                  delta_error: float | None = None, grid_step: float | None = None,
                  upper_error: float | None = None, orders: Any = None, cache: Any = None,
                  shared_grid: bool = False):
-        self.backend = Backend.parse(backend).value
+        self.backend = Backend.parse(backend)
         self.upper_error = None if upper_error is None else check_real("upper_error",
                                                                        upper_error, "(0, inf)")
         self.eps_error = None if eps_error is None else check_real("eps_error", eps_error,
@@ -152,9 +232,10 @@ class Accountant:
         if scheme is not None and not isinstance(scheme, SamplingScheme):
             raise InvalidTypeError("scheme", "a SamplingScheme or None", scheme)
         rel = None if relation is None else NeighbouringRelation.parse(relation)
+        if group_privacy is not None:
+            group_privacy = GroupPrivacy.parse(group_privacy)
         if scheme is not None:
-            outer = scheme.natural_relation if rel is None else rel
-            needed = scheme.base_relation(outer)
+            outer, needed = scheme.resolve(rel)
             own = getattr(mechanism, "relation", needed)
             if own is not needed:
                 raise UnsupportedCombinationError(
@@ -165,16 +246,36 @@ class Accountant:
             raise UnsupportedCombinationError(
                 f"the mechanism is stated under {mechanism.relation.value!r}, not {rel.value!r}")
         event = Event(mechanism, count, scheme, rel, group_privacy, label)
+        event = dataclasses.replace(event, relation=event.effective_relation)
         if self._events and event.effective_relation is not self.relation:
             raise UnsupportedCombinationError(
                 f"this ledger holds events under the {self.relation.value!r} relation and the "
                 f"new event is under {event.effective_relation.value!r}: a guarantee for the "
                 "composition needs one relation for every event (account them in separate "
                 "ledgers, or state every mechanism under the same relation)")
+        reason = BACKENDS[self.backend].supports(event, self.events)
+        if reason is not None:
+            raise UnsupportedCombinationError(
+                f"the {self.backend.value!r} backend cannot account {event.count} x "
+                f"{event.mechanism!r}" + ("" if scheme is None else f" on {scheme!r}")
+                + f": {reason}")
         self._events.append(event)
         return self
 
     compose = add
+
+    def supports(self, mechanism: Any, *, scheme: SamplingScheme | None = None,
+                 relation: NeighbouringRelation | str | None = None,
+                 group_privacy: Any = None) -> bool:
+        """Whether :meth:`add` would accept this event (a dry run: the ledger is unchanged)."""
+        trial = Accountant(self.backend)
+        trial._events = list(self._events)
+        try:
+            trial.add(mechanism, 1, scheme=scheme, relation=relation,
+                      group_privacy=group_privacy)
+        except (UnsupportedCombinationError, InvalidParameterError, InvalidTypeError):
+            return False
+        return True
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -232,124 +333,108 @@ class Accountant:
         the ``rdp`` backend, or when ``lower=False`` asks for the upper end only — faster)."""
         delta = check_real("delta", delta, "(0, 1)")
         self._require_events()
-        if self.backend == "pld":
-            return self._pld_epsilon(delta, lower)
-        return getattr(self, f"_{self.backend}_epsilon")(delta)
+        return BACKENDS[self.backend].epsilon(self, delta, lower)
 
     def delta(self, eps: float) -> Bracket:
         """Certified bracket on δ(``eps``) of the composition."""
         eps = check_real("eps", eps, "[0, inf)")
         self._require_events()
-        return getattr(self, f"_{self.backend}_delta")(eps)
+        return BACKENDS[self.backend].delta(self, eps)
 
-    # ---- pld ----------------------------------------------------------------------------
 
-    def _pld_events(self):
+# ---- pld ------------------------------------------------------------------------------------
+
+
+@_register
+class PldBackend(AccountingBackend):
+    """Privacy loss distributions composed by FFT with certified error terms; every event is
+    composed through the pair curves of :data:`privamp.pld.builders.PAIR_RULES`."""
+
+    name = Backend.PLD
+
+    @staticmethod
+    def events(acc: Accountant):
         from .pld.builders import pair_curves
         from .pld.engine import PldEvent
 
-        curves = pair_curves if self.cache is None else self.cache.pair_curves
+        curves = pair_curves if acc.cache is None else acc.cache.pair_curves
         return [PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
-                         ev.count, ev.label) for ev in self._events]
+                         ev.count, ev.label) for ev in acc.events]
 
-    def _pld_epsilon(self, delta: float, lower: bool = True) -> Bracket:
+    def epsilon(self, acc, delta, lower):
         from .pld.engine import pld_epsilon
 
-        res = pld_epsilon(self._pld_events(), delta, eps_error=self.eps_error,
-                          upper_error=self.upper_error, grid_step=self.grid_step, lower=lower,
-                          cache=self.cache, shared_grid=self.shared_grid)
-        self._record("pld", res)
+        res = pld_epsilon(self.events(acc), delta, eps_error=acc.eps_error,
+                          upper_error=acc.upper_error, grid_step=acc.grid_step, lower=lower,
+                          cache=acc.cache, shared_grid=acc.shared_grid)
+        _record(acc, res)
         return res.bracket
 
-    def _pld_delta(self, eps: float) -> Bracket:
+    def delta(self, acc, eps):
         from .pld.engine import pld_delta
 
-        res = pld_delta(self._pld_events(), eps, delta_error=self.delta_error,
-                        grid_step=self.grid_step, cache=self.cache)
-        self._record("pld", res)
+        res = pld_delta(self.events(acc), eps, delta_error=acc.delta_error,
+                        grid_step=acc.grid_step, cache=acc.cache)
+        _record(acc, res)
         return res.bracket
 
-    def _record(self, backend: str, res) -> None:
-        self.details = {"backend": backend, "orientation": res.orientation,
-                        "grid_upper": res.grid_upper, "grid_lower": res.grid_lower,
-                        "fft_sizes": dict(res.fft_sizes), "seconds": res.seconds}
-        if res.lower_note:
-            self.details["lower_note"] = res.lower_note
 
-    # ---- rdp ----------------------------------------------------------------------------
+def _record(acc: Accountant, res) -> None:
+    acc.details = {"backend": "pld", "orientation": res.orientation,
+                   "grid_upper": res.grid_upper, "grid_lower": res.grid_lower,
+                   "fft_sizes": dict(res.fft_sizes), "seconds": res.seconds}
+    if res.lower_note:
+        acc.details["lower_note"] = res.lower_note
 
-    def _rdp_accountant(self):
+
+# ---- rdp ------------------------------------------------------------------------------------
+
+
+@_register
+class RdpBackend(AccountingBackend):
+    """Rényi DP curves added order by order (an upper bound only); the curve of each event
+    comes from the rules of :data:`privamp.rdp.sources.RDP_RULES`."""
+
+    name = Backend.RDP
+
+    def supports(self, event, ledger=()):
+        from .rdp.sources import check_source
+
+        try:
+            check_source(event.mechanism, event.scheme, event.effective_relation,
+                         event.group_privacy)
+        except UnsupportedCombinationError as exc:
+            return str(exc)
+        return None
+
+    @staticmethod
+    def accountant(acc: Accountant):
         from .rdp.accountant import RdpAccountant
         from .rdp.curve import DEFAULT_ORDERS
 
-        orders = DEFAULT_ORDERS if self.orders is None else self.orders
-        acc = RdpAccountant(orders)
-        for ev in self._events:
-            source = (_rdp_source(ev, orders) if self.cache is None
-                      else _memo_source(self.cache, ev, orders))
-            acc.compose(source, ev.count, label=ev.label or None)
-        return acc
+        orders = DEFAULT_ORDERS if acc.orders is None else acc.orders
+        rdp = RdpAccountant(orders)
+        for ev in acc.events:
+            source = (_rdp_source(ev, orders) if acc.cache is None
+                      else _memo_source(acc.cache, ev, orders))
+            rdp.compose(source, ev.count, label=ev.label or None)
+        return rdp
 
-    def _rdp_epsilon(self, delta: float) -> Bracket:
-        eps, order = self._rdp_accountant().epsilon(delta, return_order=True)
-        self.details = {"backend": "rdp", "order": order}
+    def epsilon(self, acc, delta, lower):
+        eps, order = self.accountant(acc).epsilon(delta, return_order=True)
+        acc.details = {"backend": "rdp", "order": order}
         return Bracket(None, eps)
 
-    def _rdp_delta(self, eps: float) -> Bracket:
-        d, order = self._rdp_accountant().delta(eps, return_order=True)
-        self.details = {"backend": "rdp", "order": order}
+    def delta(self, acc, eps):
+        d, order = self.accountant(acc).delta(eps, return_order=True)
+        acc.details = {"backend": "rdp", "order": order}
         return Bracket(None, d)
 
-    # ---- fourier ------------------------------------------------------------------------
 
-    def _fourier_sources(self):
-        from .pld.builders import pair_curves
+def _rdp_source(ev: Event, orders):
+    from .rdp.sources import rdp_source
 
-        # one kind of event, compared by value (mechanisms and schemes are frozen dataclasses;
-        # profiles by identity); the relation and the group privacy change the pair curves, so
-        # they are part of it (ignoring group privacy under-reported δ for mixed white-box and
-        # black-box WR steps)
-        first = self._events[0]
-        kind = (first.mechanism, first.scheme, first.effective_relation, first.group_privacy)
-
-        def same(ev) -> bool:
-            other = (ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
-            try:
-                return bool(other == kind)
-            except (TypeError, ValueError):  # fields holding arrays: identity only
-                return all(a is b for a, b in zip(other, kind, strict=True))
-
-        if not all(same(ev) for ev in self._events[1:]):
-            raise UnsupportedCombinationError(
-                "the Fourier accountant composes one kind of event (Koskela et al.; MUST "
-                "Algorithm 1); use the 'pld' backend for heterogeneous compositions")
-        return (pair_curves(first.mechanism, first.scheme, first.relation, first.group_privacy),
-                self.steps)
-
-    def _fourier_epsilon(self, delta: float) -> Bracket:
-        from .pld.fourier import fourier_accountant
-
-        curves, count = self._fourier_sources()
-        brackets = [fourier_accountant(c, count=count, delta=delta) for c in curves.values()]
-        self.details = {"backend": "fourier"}
-        return _max_bracket(brackets)
-
-    def _fourier_delta(self, eps: float) -> Bracket:
-        from .pld.fourier import fourier_accountant
-
-        curves, count = self._fourier_sources()
-        brackets = [fourier_accountant(c, count=count, eps=eps) for c in curves.values()]
-        self.details = {"backend": "fourier"}
-        return _max_bracket(brackets)
-
-
-def _max_bracket(brackets: list[Bracket]) -> Bracket:
-    upper = max(b.upper for b in brackets)
-    lowers = [b.lower for b in brackets if b.lower is not None]
-    lower = max(lowers) if lowers else None
-    if lower is not None:
-        lower = min(lower, upper)
-    return Bracket(lower, upper)
+    return rdp_source(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy, orders)
 
 
 def _memo_source(cache, ev: Event, orders):
@@ -357,11 +442,7 @@ def _memo_source(cache, ev: Event, orders):
     source's curves per set of orders it is evaluated at."""
     from .rdp.curve import DEFAULT_ORDERS, RdpCurve
 
-    key = (ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
-    try:
-        hash(key)
-    except TypeError:  # an unhashable user object: no sharing, still correct
-        return _rdp_source(ev, orders)
+    key = ev.kind
     grid = np.asarray(DEFAULT_ORDERS if orders is None else orders, dtype=float)
     source = cache.rdp_curve(("source", key), grid, lambda: _rdp_source(ev, orders))
     if callable(source) and not isinstance(source, RdpCurve):
@@ -379,42 +460,54 @@ class _MemoSource:
         return self.cache.rdp_curve(self.key, orders, lambda: self.source(orders))
 
 
-def _rdp_source(ev: Event, orders):
-    """An RDP source (upper bound) for one event under its relation: a callable ``orders ->
-    RdpCurve`` wherever the bound can be evaluated at any order, so that the RDP accountant
-    can refine the order around its optimum."""
-    from .mechanisms.gaussian import GaussianMechanism
-    from .rdp.mechanisms import rdp_curve, rdp_from_profile
-    from .rdp.subsampled import poisson_gaussian_rdp, subsampled_rdp
-    from .sampling.schemes import Poisson, WithoutReplacement
+# ---- fourier --------------------------------------------------------------------------------
 
-    mech, scheme = ev.mechanism, ev.scheme
-    rel = ev.effective_relation
-    if scheme is None:
-        return lambda o: rdp_curve(mech, o)
-    if ev.group_privacy is None:
-        if isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE:
-            if isinstance(mech, GaussianMechanism):
-                return lambda o: poisson_gaussian_rdp(mech.noise_multiplier, scheme.rate, o)
-            return lambda o: subsampled_rdp(mech, sampling="poisson", sampling_rate=scheme.rate,
-                                            orders=o)
-        if isinstance(scheme, WithoutReplacement) and rel is NeighbouringRelation.SUBSTITUTE:
-            return subsampled_rdp(mech, sampling="wor", n=scheme.n, m=scheme.m, orders=orders)
-    from .amplification.subsampling import amplify
-    from .errors import NumericalError
 
-    profile = amplify(mech, scheme, rel, ev.group_privacy)
-    if not math.isfinite(profile.pure_epsilon):
-        # Theorem 6 on the amplified profile is valid here too (its tail is bounded through the
-        # group profiles) but, with the many-copies terms of WR and MUST, it is both very loose
-        # (ε ≈ 100 where the PLD gives 4.8 for σ = 1, m = 100, 1,000 steps) and slow
-        raise UnsupportedCombinationError(
-            f"no useful RDP bound for {mech!r} on {scheme!r}: only Theorem 6 applies, and it is "
-            "very loose for mechanisms without pure DP under multiplicities; use the 'pld' "
-            "backend (or privamp.rdp.rdp_from_profile on the amplified profile directly)")
-    try:
-        return rdp_from_profile(profile, orders)
-    except NumericalError as exc:
-        raise UnsupportedCombinationError(
-            f"no RDP bound for {mech!r} on {scheme!r}: Theorem 6 needs the amplified profile to "
-            f"reach 0 or to bound its tail ({exc}); use the 'pld' backend") from None
+@_register
+class FourierBackend(AccountingBackend):
+    """The Fourier accountant of Koskela et al. (MUST Algorithm 1), made rigorous with its
+    truncation and rounding terms: one kind of event (any count)."""
+
+    name = Backend.FOURIER
+
+    def supports(self, event, ledger=()):
+        # one kind of event, compared by value; the relation and the group privacy change the
+        # pair curves, so they are part of it (ignoring group privacy under-reported δ for
+        # mixed white-box and black-box WR steps)
+        if ledger and event.kind != ledger[0].kind:
+            return ("the Fourier accountant composes one kind of event (Koskela et al.; MUST "
+                    "Algorithm 1); use the 'pld' backend for heterogeneous compositions")
+        return None
+
+    @staticmethod
+    def _curves(acc: Accountant):
+        from .pld.builders import pair_curves
+
+        first = acc.events[0]
+        return (pair_curves(first.mechanism, first.scheme, first.relation, first.group_privacy),
+                acc.steps)
+
+    def epsilon(self, acc, delta, lower):
+        from .pld.fourier import fourier_accountant
+
+        curves, count = self._curves(acc)
+        brackets = [fourier_accountant(c, count=count, delta=delta) for c in curves.values()]
+        acc.details = {"backend": "fourier"}
+        return _max_bracket(brackets)
+
+    def delta(self, acc, eps):
+        from .pld.fourier import fourier_accountant
+
+        curves, count = self._curves(acc)
+        brackets = [fourier_accountant(c, count=count, eps=eps) for c in curves.values()]
+        acc.details = {"backend": "fourier"}
+        return _max_bracket(brackets)
+
+
+def _max_bracket(brackets: list[Bracket]) -> Bracket:
+    upper = max(b.upper for b in brackets)
+    lowers = [b.lower for b in brackets if b.lower is not None]
+    lower = max(lowers) if lowers else None
+    if lower is not None:
+        lower = min(lower, upper)
+    return Bracket(lower, upper)

@@ -27,13 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_choice, check_int, check_real
-from .accountant import BACKENDS, Accountant
-from .errors import InconsistentBoundsError, NumericalError, UnreachableTargetError
+from .accountant import Accountant, Backend
+from .errors import (
+    InconsistentBoundsError,
+    InvalidTypeError,
+    NumericalError,
+    UnreachableTargetError,
+)
 from .mechanisms.base import Mechanism
-from .mechanisms.gaussian import GaussianMechanism
-from .mechanisms.laplace import LaplaceMechanism
 from .relations import NeighbouringRelation
-from .sampling.schemes import MustOW, MustWO, MustWW, Poisson, SamplingScheme
+from .sampling.schemes import SCHEMES, Poisson, SamplingScheme
 
 __all__ = ["Calibration", "calibrate", "calibrate_must", "calibrate_rate", "calibrate_sigma",
            "calibrate_steps"]
@@ -183,17 +186,20 @@ def _finish(parameter, value, eps, calls, build, target, delta, backend, report_
 def _check_common(target_epsilon, delta, backend):
     target = check_real("target_epsilon", target_epsilon, "(0, inf)")
     delta = check_real("delta", delta, "(0, 1)")
-    backend = check_choice("backend", backend, BACKENDS)
+    backend = Backend.parse(backend)
     return target, delta, backend
 
 
 def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
                     scheme: SamplingScheme | None = None, sensitivity: float = 1.0,
                     relation: NeighbouringRelation | str | None = None,
-                    mechanism: str = "gaussian", backend: str = "pld", rtol: float = 1e-5,
-                    report_lower: bool = True) -> Calibration:
+                    mechanism: str | type[Mechanism] = "gaussian", backend: str = "pld",
+                    rtol: float = 1e-5, report_lower: bool = True) -> Calibration:
     """The smallest noise (Gaussian σ, or Laplace scale with ``mechanism="laplace"``) whose
     ``steps``-fold composition (on ``scheme``'s subsamples) is (``target_epsilon``, δ)-DP.
+
+    ``mechanism`` is a mechanism class with a noise parameter (:attr:`Mechanism.noise`:
+    :class:`GaussianMechanism`, :class:`LaplaceMechanism`) or its registry name.
 
     The mechanism is stated under the relation the scheme needs (add/remove for Poisson,
     substitution for the others), with ``sensitivity`` under that relation.
@@ -201,18 +207,15 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     steps = check_int("steps", steps, "[1, inf)")
     sens = check_real("sensitivity", sensitivity, "(0, inf)")
-    kind = check_choice("mechanism", mechanism, ("gaussian", "laplace"))
+    cls = _noise_class(mechanism)
     if scheme is not None:
-        outer = scheme.natural_relation if relation is None else NeighbouringRelation.parse(
-            relation)
-        base_rel = scheme.base_relation(outer)
+        outer, base_rel = scheme.resolve(relation)
     else:
         outer = base_rel = (NeighbouringRelation.ADD_REMOVE if relation is None
                             else NeighbouringRelation.parse(relation))
-    cls = GaussianMechanism if kind == "gaussian" else LaplaceMechanism
 
     def build(noise, coarse=False):
-        mech = cls(noise, sensitivity=sens, relation=base_rel)
+        mech = cls.from_params(base_rel, **{cls.noise: noise, "sensitivity": sens})
         acc = Accountant(backend, upper_error=1e-3 * target if coarse else None)
         return acc.add(mech, steps, scheme=scheme,
                        relation=outer if scheme is not None else None)
@@ -226,13 +229,26 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
     # a first guess: the classical Gaussian calibration of the composition (η√T scaling)
     eta = 1.0 if scheme is None else float(scheme.eta)
     guess = sens * eta * math.sqrt(steps * 2 * math.log(1.25 / delta)) / target
-    value, eps, calls = calibrate(evaluate, parameter="sigma" if kind == "gaussian" else "scale",
+    value, eps, calls = calibrate(evaluate, parameter=cls.noise,
                                   target_epsilon=target, increasing=False,
                                   lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol,
                                   guess=max(guess, sens * 1e-2),
                                   coarse=evaluate_coarse if backend == "pld" else None)
-    return _finish("sigma" if kind == "gaussian" else "scale", value, eps, calls, build, target,
-                   delta, backend, report_lower)
+    return _finish(cls.noise, value, eps, calls, build, target, delta, backend, report_lower)
+
+
+def _noise_class(mechanism: str | type[Mechanism]) -> type[Mechanism]:
+    """The mechanism class whose noise :func:`calibrate_sigma` solves for."""
+    from .mechanisms import REGISTRY, noise_mechanisms
+
+    if isinstance(mechanism, str):
+        names = tuple(sorted(noise_mechanisms().values()))
+        return REGISTRY[check_choice("mechanism", mechanism, names)]
+    if not (isinstance(mechanism, type) and issubclass(mechanism, Mechanism)
+            and mechanism.noise is not None):
+        raise InvalidTypeError("mechanism", "a mechanism class with a noise parameter "
+                               "(GaussianMechanism, LaplaceMechanism) or its name", mechanism)
+    return mechanism
 
 
 def calibrate_rate(target_epsilon: float, delta: float, *, steps: int, mechanism: Mechanism,
@@ -323,7 +339,7 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
     steps = check_int("steps", steps, "[1, inf)")
     n = check_int("n", n, "[1, inf)")
     kind = check_choice("kind", kind, ("ow", "wo", "ww"))
-    cls = {"ow": MustOW, "wo": MustWO, "ww": MustWW}[kind]
+    cls = SCHEMES[f"must-{kind}"]
     if (b is None) == (m is None):
         from .errors import InvalidParameterError
 

@@ -46,16 +46,7 @@ from ..mechanisms.base import Mechanism
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
-from ..sampling.schemes import (
-    MustOW,
-    MustWO,
-    MustWW,
-    Poisson,
-    SamplingScheme,
-    StageChain,
-    WithoutReplacement,
-    WithReplacement,
-)
+from ..sampling.schemes import Poisson, SamplingScheme
 
 __all__ = [
     "AmplifiedProfile",
@@ -132,28 +123,6 @@ def deamplify_eps(eps_prime: Any, eta: float, up: bool = False):
 # -------------------------------------------------------------------------------------------
 
 
-def _theorem(scheme: SamplingScheme, relation: NeighbouringRelation) -> str:
-    if isinstance(scheme, Poisson):
-        return "BBG Theorem 8 (Poisson, add/remove)"
-    if isinstance(scheme, WithoutReplacement):
-        return "BBG Theorem 9 (without replacement, substitution)"
-    if isinstance(scheme, WithReplacement):
-        if relation is R:
-            return "BBG Theorem 11 (with replacement, hybrid: base substitution, data add/remove)"
-        return "BBG Theorem 10 (with replacement, substitution)"
-    if isinstance(scheme, MustOW):
-        return "MUST Theorem 5(a) (MUST.OW, substitution)"
-    if isinstance(scheme, MustWO):
-        return "MUST Corollary 6 (MUST.WO = WR, substitution)"
-    if isinstance(scheme, MustWW):
-        if scheme.bound == "published":
-            return ("MUST Theorem 5(c) as published (MUST.WW, substitution; printed as "
-                    "'(c) MUST.OW'; not proved: an estimate)")
-        return ("privamp's proved MUST.WW bound (substitution; eta of min(b, m) draws, "
-                "docs/certification.md)")
-    return "privamp first-stage coupling bound (stage chain, substitution)"
-
-
 class AmplifiedProfile(PrivacyProfile):
     """Upper bound on the privacy profile of M ∘ S from the multiplicity view (see module doc).
 
@@ -181,10 +150,10 @@ class AmplifiedProfile(PrivacyProfile):
         self.relation = relation
         self.group_privacy = group_privacy
         self.multiplicity = scheme.multiplicity()
-        self.eta = _amplification_eta(scheme)
+        self.eta = scheme.amplification_eta
         #: η rounded down (lower values)
-        self.eta_lower = _amplification_eta_lower(scheme)
-        self.theorem = _theorem(scheme, relation)
+        self.eta_lower = scheme.amplification_eta_lower
+        self.theorem = scheme.theorem(relation)
         self.certified = scheme.certified and getattr(base, "certified", True)
         lw = self.multiplicity.log_pmf
         self._ks = np.flatnonzero(lw[1:] > -np.inf) + 1
@@ -321,18 +290,6 @@ class AmplifiedProfile(PrivacyProfile):
         return f"AmplifiedProfile({self.base!r} under {self.scheme!r}, {self.relation.value})"
 
 
-def _amplification_eta(scheme: SamplingScheme) -> float:
-    if isinstance(scheme, StageChain):
-        return scheme.amplification_eta
-    return scheme.eta
-
-
-def _amplification_eta_lower(scheme: SamplingScheme) -> float:
-    if isinstance(scheme, StageChain):
-        return scheme.amplification_eta_lower
-    return scheme.eta_lower
-
-
 # -------------------------------------------------------------------------------------------
 # Theorem 14: Poisson subsampling under substitution
 # -------------------------------------------------------------------------------------------
@@ -364,7 +321,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         self.relation = S
         self.group_privacy = None
         self.eta = scheme.rate
-        self.theorem = "BBG Theorem 14 (Poisson, substitution; extended profile for ε_k < 0)"
+        self.theorem = scheme.theorem(S)
         self._setup_window()
 
     def _setup_window(self) -> None:
@@ -563,9 +520,7 @@ def amplify(
     profile = mechanism.profile() if isinstance(mechanism, Mechanism) else mechanism
     if not isinstance(profile, PrivacyProfile):
         raise InvalidParameterError("mechanism", "a Mechanism or a PrivacyProfile", mechanism)
-    outer = scheme.natural_relation if relation is None else NeighbouringRelation.parse(
-        relation)
-    needed = scheme.base_relation(outer)
+    outer, needed = scheme.resolve(relation)
     if profile.relation is not needed:
         raise UnsupportedCombinationError(
             f"{scheme!r} under {outer.value!r} needs a base mechanism stated under "

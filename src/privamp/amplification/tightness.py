@@ -99,8 +99,7 @@ def membership_lower_bound(scheme: SamplingScheme, p: float,
     """
     if not isinstance(scheme, SamplingScheme):
         raise InvalidParameterError("scheme", "a SamplingScheme", scheme)
-    rel = scheme.natural_relation if relation is None else NeighbouringRelation.parse(relation)
-    scheme.base_relation(rel)  # raises for unsupported combinations
+    rel, _ = scheme.resolve(relation)  # raises for unsupported combinations
     return MembershipLowerBound(scheme, p, rel)
 
 

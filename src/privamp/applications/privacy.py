@@ -55,24 +55,16 @@ __all__ = ["PrivacyStatement", "account", "calibrate_noise", "describe_scheme",
 
 def resolve_relations(scheme: SamplingScheme, relation: NeighbouringRelation | str | None
                       ) -> tuple[NeighbouringRelation, NeighbouringRelation]:
-    """(relation on the whole dataset, relation the base mechanism is stated under)."""
+    """(relation on the whole dataset, relation the base mechanism is stated under):
+    :meth:`SamplingScheme.resolve`, for a value that must be a privamp scheme."""
     if not isinstance(scheme, SamplingScheme):
         raise InvalidTypeError("scheme", "a privamp SamplingScheme", scheme)
-    outer = (scheme.natural_relation if relation is None
-             else NeighbouringRelation.parse(relation))
-    return outer, scheme.base_relation(outer)
+    return scheme.resolve(relation)
 
 
 def describe_scheme(scheme: SamplingScheme) -> dict[str, Any]:
-    """``{"scheme": kind, "rate"/"n"/"b"/"m": ...}`` — the CLI's description of a scheme."""
-    out: dict[str, Any] = {"scheme": scheme.kind}
-    for name in ("rate", "n", "b", "m"):
-        value = getattr(scheme, name, None)
-        if value is not None:
-            out[name] = value
-    if scheme.kind == "chain":
-        out["stages"] = [list(s) for s in scheme.stages]
-    return out
+    """``{"scheme": kind, "rate"/"n"/"b"/"m": ...}``: :meth:`SamplingScheme.describe`."""
+    return scheme.describe()
 
 
 @dataclass(frozen=True)

@@ -54,12 +54,7 @@ def expected_batch_size(scheme: SamplingScheme, n: int) -> float:
     >>> expected_batch_size(Poisson(0.01), 5000), expected_batch_size(WR(100, 7), 100)
     (50.0, 7.0)
     """
-    if isinstance(scheme, Poisson):
-        return scheme.rate * n
-    m = getattr(scheme, "m", None)
-    if m is None:  # pragma: no cover - every scheme in privamp has a fixed m or is Poisson
-        raise InvalidTypeError("scheme", "a Poisson scheme or one with a fixed size m", scheme)
-    return float(m)
+    return scheme.expected_size(n)
 
 
 def multiplicity_moments(scheme: SamplingScheme, n: int) -> tuple[float, float]:
@@ -182,8 +177,7 @@ class SchemeBatchSampler:
                       ) -> NeighbouringRelation:
         """The relation the per-step mechanism must be stated under for ``relation`` on the
         whole dataset (default: the scheme's natural relation)."""
-        outer = self._scheme.natural_relation if relation is None else relation
-        return self._scheme.base_relation(outer)
+        return self._scheme.resolve(relation)[1]
 
     def accountant(self, mechanism: Any, *, relation: NeighbouringRelation | str | None = None,
                    steps: int | None = None, backend: str = "pld"):
@@ -199,7 +193,7 @@ class SchemeBatchSampler:
         from ..accountant import Accountant
 
         count = steps if steps is not None else (self.batches_drawn or self.steps)
-        outer = self._scheme.natural_relation if relation is None else relation
+        outer, _ = self._scheme.resolve(relation)
         return Accountant(backend).add(mechanism, count, scheme=self._scheme, relation=outer)
 
     def __repr__(self) -> str:

@@ -5,7 +5,7 @@ privacy loss random variables.
 to the classes.
 """
 
-from .base import REGISTRY, Mechanism, register
+from .base import REGISTRY, SENSITIVITY, Mechanism, build_mechanism, noise_mechanisms, register
 from .gaussian import GaussianMechanism, GaussianProfile, classical_gaussian_sigma
 from .generic import (
     ApproxDPMechanism,
@@ -22,6 +22,7 @@ from .randomized_response import (
 
 __all__ = [
     "REGISTRY",
+    "SENSITIVITY",
     "ApproxDPMechanism",
     "ApproxDPProfile",
     "DiscretePairMechanism",
@@ -34,6 +35,8 @@ __all__ = [
     "RandomizedMembershipMechanism",
     "RandomizedResponse",
     "RandomizedResponseProfile",
+    "build_mechanism",
     "classical_gaussian_sigma",
+    "noise_mechanisms",
     "register",
 ]

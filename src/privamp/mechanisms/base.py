@@ -7,10 +7,13 @@ import importlib
 from collections.abc import Iterator, MutableMapping
 from typing import Any, ClassVar
 
+from .._params import Param
+from ..errors import InvalidParameterError
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 
-__all__ = ["REGISTRY", "Mechanism", "MechanismRegistry", "register"]
+__all__ = ["REGISTRY", "SENSITIVITY", "Mechanism", "MechanismRegistry", "build_mechanism",
+           "noise_mechanisms", "register"]
 
 
 class MechanismRegistry(MutableMapping):
@@ -60,6 +63,14 @@ class MechanismRegistry(MutableMapping):
     def __repr__(self) -> str:
         return f"MechanismRegistry({sorted(self)!r})"
 
+    def parametrised(self) -> tuple[str, ...]:
+        """The names of the mechanisms built from flat parameters (those declaring
+        :attr:`Mechanism.params`), sorted: the choices of ``--mechanism`` and of the sweep axis
+        ``mechanism``. Reads the mechanisms registered so far without importing the providers
+        (whose mechanisms take curves and times, not flat parameters), so that building the
+        command line stays fast."""
+        return tuple(sorted(name for name, cls in self._entries.items() if cls.params))
+
 
 #: name -> mechanism class (CLI names such as "gaussian", "randomized-response",
 #: "ornstein-uhlenbeck").
@@ -75,6 +86,32 @@ def register(name: str):
         return cls
 
     return decorate
+
+
+#: The sensitivity parameter of the additive-noise mechanisms, as the CLI and the sweeps take
+#: it (the constructors also accept 0; a query of sensitivity 0 needs no noise and no
+#: accounting, so the command line refuses it).
+SENSITIVITY = Param("sensitivity", "(0, inf)", default=1.0,
+                    help="sensitivity of the query under the base relation (default 1)")
+
+
+def noise_mechanisms() -> dict[str, str]:
+    """noise parameter -> mechanism name, for the parametrised mechanisms with a noise scale
+    (``{"scale": "laplace", "sigma": "gaussian"}``): what ``--calibrate sigma`` and the sweeps'
+    ``calibrate`` axis may solve for."""
+    return {REGISTRY[name].noise: name for name in REGISTRY.parametrised()
+            if REGISTRY[name].noise is not None}
+
+
+def build_mechanism(name: str, relation: NeighbouringRelation | str | None = None,
+                    **values: Any) -> Mechanism:
+    """The mechanism ``name`` of :data:`REGISTRY` from its declared parameters (``None``: not
+    given), stated under ``relation`` — how the CLI, the sweeps and calibration build them.
+
+    >>> build_mechanism("laplace", "substitute", scale=2.0, sensitivity=None).describe()
+    {'name': 'laplace', 'scale': 2.0, 'sensitivity': 1.0, 'relation': 'substitute'}
+    """
+    return REGISTRY[name].from_params(relation, **values)
 
 
 class Mechanism(abc.ABC):
@@ -93,6 +130,57 @@ class Mechanism(abc.ABC):
     #: composing that curve gives the mechanism's exact ε; otherwise (an asymmetric discrete
     #: pair) it gives an upper bound, and a bracket's lower end bounds that bound.
     exact_pair: ClassVar[bool] = True
+    #: The parameters set from the command line and the sweep grids (declared once: the CLI
+    #: options, the sweep axes and :meth:`from_params` are generated from them). Empty for a
+    #: mechanism that is not built from flat numbers (a given pair, a diffusion).
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: Parameters of which exactly one must be given (randomized response: ε or p).
+    one_of: ClassVar[tuple[str, ...]] = ()
+    #: The noise parameter noise calibration solves for (``"sigma"``, ``"scale"``); ``None``
+    #: when the mechanism has no noise scale to calibrate.
+    noise: ClassVar[str | None] = None
+
+    @classmethod
+    def required(cls) -> tuple[Param, ...]:
+        """The declared parameters that must be given (no default, not in :attr:`one_of`)."""
+        return tuple(p for p in cls.params if p.default is None and p.name not in cls.one_of)
+
+    @classmethod
+    def from_params(cls, relation: NeighbouringRelation | str | None = None,
+                    **values: Any) -> Mechanism:
+        """The mechanism from its declared parameters as keywords (``None`` or absent: the
+        parameter's default), stated under ``relation`` (default add/remove)."""
+        names = {p.name for p in cls.params}
+        for key, value in values.items():
+            if key not in names and value is not None:
+                raise InvalidParameterError(key, f"not a parameter of the {cls.registry_name!r} "
+                                            f"mechanism (it takes {', '.join(sorted(names))})",
+                                            value)
+        given = {p.name: (p.default if values.get(p.name) is None else values[p.name])
+                 for p in cls.params}
+        for p in cls.required():
+            if given[p.name] is None:
+                raise InvalidParameterError(p.name, f"given for mechanism {cls.registry_name!r}",
+                                            None)
+        if cls.one_of and sum(given[name] is not None for name in cls.one_of) != 1:
+            first, *others = cls.one_of
+            raise InvalidParameterError(
+                first, f"given, or {' or '.join(others)}, but not both (mechanism "
+                f"{cls.registry_name!r})", tuple(given[name] for name in cls.one_of))
+        rel = NeighbouringRelation.ADD_REMOVE if relation is None else relation
+        return cls._from_values(rel, **given)
+
+    @classmethod
+    def _from_values(cls, relation, **values):
+        return cls(**values, relation=relation)
+
+    def describe(self) -> dict[str, Any]:
+        """``{"name": registry name, <parameter>: value, ..., "relation": ...}``."""
+        out: dict[str, Any] = {"name": self.registry_name}
+        out.update({p.name: getattr(self, p.name) for p in self.params
+                    if hasattr(self, p.name)})
+        out["relation"] = self.relation.value
+        return out
 
     @abc.abstractmethod
     def release(self, value: Any, rng: Any = None) -> Any:

@@ -49,12 +49,13 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
+from .._params import Param
 from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import GaussianPrivacyLoss
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
-from .base import Mechanism, register
+from .base import SENSITIVITY, Mechanism, register
 
 __all__ = [
     "GaussianMechanism",
@@ -386,6 +387,13 @@ class GaussianMechanism(Mechanism):
     sigma: float
     sensitivity: float = 1.0
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
+    params = (Param("sigma", "(0, inf)", help="Gaussian noise standard deviation"),
+              SENSITIVITY)
+    noise = "sigma"
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "gaussian", "sigma": self.sigma, "sensitivity": self.sensitivity,
+                "noise_multiplier": self.noise_multiplier, "relation": self.relation.value}
 
     def __post_init__(self):
         sigma = check_real("sigma", self.sigma, "(0, inf)")

@@ -23,12 +23,13 @@ from typing import Any
 import numpy as np
 
 from .._numerics import ULP, div_up, mul_up, round_down_log, round_up_log
+from .._params import Param
 from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import LaplacePrivacyLoss
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
-from .base import Mechanism, register
+from .base import SENSITIVITY, Mechanism, register
 
 __all__ = ["LaplaceMechanism", "LaplaceProfile"]
 
@@ -104,6 +105,8 @@ class LaplaceMechanism(Mechanism):
     scale: float
     sensitivity: float = 1.0
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
+    params = (Param("scale", "(0, inf)", help="Laplace scale b"), SENSITIVITY)
+    noise = "scale"
 
     def __post_init__(self):
         scale = check_real("scale", self.scale, "(0, inf)")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import ULP, log1mexp, next_up, round_down_log, round_up_log
+from .._params import Param
 from .._validation import check_real, check_rng
 from ..errors import InvalidParameterError
 from ..privacy_loss import DiscretePrivacyLoss
@@ -177,6 +178,19 @@ class RandomizedResponse(Mechanism):
 
     p: float
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
+    params = (Param("rr_epsilon", "[0, inf)", help="randomized response epsilon"),
+              Param("rr_p", "[0, 1]", help="randomized response: probability of the true bit"))
+    one_of = ("rr_epsilon", "rr_p")
+
+    @classmethod
+    def _from_values(cls, relation, rr_epsilon=None, rr_p=None):
+        if rr_epsilon is not None:
+            return cls.from_epsilon(rr_epsilon, relation=relation)
+        return cls(p=rr_p, relation=relation)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": "randomized-response", "p": self.p, "epsilon": self.epsilon,
+                "relation": self.relation.value}
 
     def __post_init__(self):
         object.__setattr__(self, "p", check_real("p", self.p, "[0, 1]"))

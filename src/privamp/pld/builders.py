@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._rules import ANY, RuleTable
 from ..errors import InvalidTypeError
 from ..mechanisms.base import Mechanism
 from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
@@ -32,16 +33,7 @@ from ..relations import NeighbouringRelation
 from ..sampling.schemes import Poisson, SamplingScheme
 from .curves import PairCurve, PoissonGaussianCurve, PoissonPairCurve, ProfileCurve
 
-__all__ = ["pair_curves"]
-
-
-def _gaussian_theta(source: Any) -> tuple[float, float] | None:
-    """(θ rounded up, a lower bound on θ) of a Gaussian mechanism or profile."""
-    if isinstance(source, GaussianMechanism):
-        return source.theta, source.theta_lower
-    if isinstance(source, GaussianProfile):
-        return source.theta, source.theta_lower
-    return None
+__all__ = ["PAIR_RULES", "pair_curves"]
 
 
 def pair_curves(source: Any, scheme: SamplingScheme | None = None,
@@ -75,21 +67,55 @@ def pair_curves(source: Any, scheme: SamplingScheme | None = None,
         return {"symmetric": source}
     if not isinstance(source, (Mechanism, PrivacyProfile)):
         raise InvalidTypeError("source", "a Mechanism, a PrivacyProfile or a PairCurve", source)
-    if scheme is None:
-        profile = source.profile() if isinstance(source, Mechanism) else source
-        return {"symmetric": ProfileCurve(profile)}
-    rel = scheme.natural_relation if relation is None else NeighbouringRelation.parse(relation)
-    base_rel = getattr(source, "relation", NeighbouringRelation.ADD_REMOVE)
-    if (isinstance(scheme, Poisson) and rel is NeighbouringRelation.ADD_REMOVE
-            and base_rel is NeighbouringRelation.ADD_REMOVE):
-        # a record appears at most once: group privacy plays no part
-        thetas = _gaussian_theta(source)
-        if thetas is not None and thetas[0] > 0:
-            return {o: PoissonGaussianCurve(thetas[0], scheme.rate, o, theta_lower=thetas[1])
-                    for o in ("remove", "add")}
-        profile = source.profile() if isinstance(source, Mechanism) else source
-        base = ProfileCurve(profile)
-        return {o: PoissonPairCurve(base, scheme.rate, o) for o in ("remove", "add")}
+    rel = None if scheme is None else scheme.resolve(relation)[0]
+    return PAIR_RULES.build(source, scheme, rel, group_privacy)
+
+
+#: The PLD engine's rules, most specific first: which dominating pair curves an event is
+#: composed through (see the module doc).
+PAIR_RULES = RuleTable("pld")
+_SOURCES = (Mechanism, PrivacyProfile)
+_R = NeighbouringRelation.ADD_REMOVE
+
+
+def _profile(source):
+    return source.profile() if isinstance(source, Mechanism) else source
+
+
+@PAIR_RULES.rule(scheme=None, source=_SOURCES)
+def unsampled(source, scheme, relation, group_privacy):
+    """The symmetric curve of the mechanism's own profile."""
+    return {"symmetric": ProfileCurve(_profile(source))}
+
+
+def _stated_add_remove(source) -> bool:
+    return getattr(source, "relation", _R) is _R
+
+
+@PAIR_RULES.rule(scheme=Poisson, source=(GaussianMechanism, GaussianProfile), relation=_R)
+def poisson_gaussian(source, scheme, relation, group_privacy):
+    """Poisson under add/remove of a Gaussian: the exact remove and add pairs in closed form (a
+    record appears at most once: group privacy plays no part). θ = 0 and a base stated under
+    another relation go through the next rules."""
+    if source.theta > 0 and _stated_add_remove(source):
+        return {o: PoissonGaussianCurve(source.theta, scheme.rate, o,
+                                        theta_lower=source.theta_lower)
+                for o in ("remove", "add")}
+    return poisson_pair(source, scheme, relation, group_privacy)
+
+
+@PAIR_RULES.rule(scheme=Poisson, source=_SOURCES, relation=_R)
+def poisson_pair(source, scheme, relation, group_privacy):
+    """Poisson under add/remove: the remove and add pairs from the base profile's curve."""
+    if not _stated_add_remove(source):
+        return amplified(source, scheme, relation, group_privacy)
+    base = ProfileCurve(_profile(source))
+    return {o: PoissonPairCurve(base, scheme.rate, o) for o in ("remove", "add")}
+
+
+@PAIR_RULES.rule(scheme=ANY, source=_SOURCES)
+def amplified(source, scheme, relation, group_privacy):
+    """Every other scheme and relation: the symmetric curve of the amplified profile."""
     from ..amplification.subsampling import amplify
 
-    return {"symmetric": ProfileCurve(amplify(source, scheme, rel, group_privacy))}
+    return {"symmetric": ProfileCurve(amplify(source, scheme, relation, group_privacy))}

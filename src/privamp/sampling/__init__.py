@@ -2,6 +2,7 @@
 
 from .multiplicity import MultiplicityPmf
 from .schemes import (
+    SCHEMES,
     MustOW,
     MustWO,
     MustWW,
@@ -11,12 +12,16 @@ from .schemes import (
     Subsample,
     WithoutReplacement,
     WithReplacement,
+    flat_schemes,
 )
+from .stages import STAGES, Stage, WorStage, WrStage
 
 WOR = WithoutReplacement
 WR = WithReplacement
 
 __all__ = [
+    "SCHEMES",
+    "STAGES",
     "WOR",
     "WR",
     "MultiplicityPmf",
@@ -25,8 +30,12 @@ __all__ = [
     "MustWW",
     "Poisson",
     "SamplingScheme",
+    "Stage",
     "StageChain",
     "Subsample",
     "WithReplacement",
     "WithoutReplacement",
+    "WorStage",
+    "WrStage",
+    "flat_schemes",
 ]

@@ -33,15 +33,17 @@ from __future__ import annotations
 import abc
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .._numerics import div_down, div_up
+from .._params import Param
 from .._validation import check_int, check_real, check_rng
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..relations import NeighbouringRelation
 from .multiplicity import MultiplicityPmf
+from .stages import Stage, WorStage, WrStage
 
 __all__ = [
     "SCHEMES",
@@ -107,15 +109,39 @@ def _dataset_size(n_or_data: Any) -> int:
 
 
 #: kind -> scheme class, filled as the classes are defined (every concrete subclass of
-#: :class:`SamplingScheme` with a ``kind``).
+#: :class:`SamplingScheme` with a ``kind``), in the order they are defined. The one place the
+#: CLI, the sweeps, calibration, the plots and the paper reproductions learn which schemes
+#: exist, what they are called and which parameters they take.
 SCHEMES: dict[str, type] = {}
+
+_N = Param("n", "[1, inf)", integer=True, help="dataset size")
+_B = Param("b", "[1, inf)", integer=True, help="MUST stage-I size")
+_M = Param("m", "[1, inf)", integer=True, help="subsample size")
+
+
+def flat_schemes() -> tuple[str, ...]:
+    """The kinds built from flat parameters (every scheme but a general stage chain): the
+    choices of ``--sampling`` and of the sweep axis ``sampling``."""
+    return tuple(kind for kind, cls in SCHEMES.items() if cls.params)
 
 
 class SamplingScheme(abc.ABC):
-    """A subsampling scheme: draws subsamples and knows the multiplicity of a record."""
+    """A subsampling scheme: draws subsamples and knows the multiplicity of a record.
+
+    A scheme class declares, once: its ``kind`` (the CLI name), its ``params``, the relations it
+    is analysed under (``relation_map``: outer relation -> the relation the base mechanism
+    needs, the first being the default) and the theorem used under each (``theorems``).
+    """
 
     #: CLI name (``poisson``, ``wor``, ``wr``, ``must-ow``, ``must-wo``, ``must-ww``, ``chain``).
     kind: ClassVar[str] = ""
+    #: the parameters, in the order the constructor takes them (empty: not built from flat
+    #: parameters, like a general :class:`StageChain`)
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: outer relation -> base relation; the first entry is the default relation
+    relation_map: ClassVar[dict[NeighbouringRelation, NeighbouringRelation]] = {}
+    #: outer relation -> the amplification theorem used under it
+    theorems: ClassVar[dict[NeighbouringRelation, str]] = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -144,15 +170,68 @@ class SamplingScheme(abc.ABC):
         boundary (issue 15: Poisson at rate 1) shows itself."""
         return self
 
+    @classmethod
+    def from_params(cls, **values: Any) -> SamplingScheme:
+        """The scheme from its declared parameters given as keywords (``None`` or absent: not
+        given). Keywords that are not parameters of the scheme are refused."""
+        names = {p.name for p in cls.params}
+        for key, value in values.items():
+            if key not in names and value is not None:
+                raise InvalidParameterError(key, f"not a parameter of the {cls.kind!r} scheme "
+                                            f"(it takes {', '.join(sorted(names))})", value)
+        return cls(**{p.name: values[p.name] for p in cls.params
+                      if values.get(p.name) is not None})
+
+    @classmethod
+    def reads(cls, relation: NeighbouringRelation | str | None = None) -> tuple[str, ...]:
+        """The parameters the scheme needs under ``relation`` (default: its default)."""
+        return tuple(p.name for p in cls.params)
+
+    @classmethod
+    def default_relation(cls) -> NeighbouringRelation:
+        """The relation the scheme is usually analysed under (the CLI default)."""
+        return next(iter(cls.relation_map))
+
     @property
-    @abc.abstractmethod
     def relations(self) -> dict[NeighbouringRelation, NeighbouringRelation]:
         """Supported outer relations, each mapped to the relation the base mechanism needs."""
+        return dict(self.relation_map)
 
     @property
     def natural_relation(self) -> NeighbouringRelation:
         """The relation the scheme is usually analysed under (the CLI default)."""
-        return next(iter(self.relations))
+        return self.default_relation()
+
+    def resolve(self, relation: NeighbouringRelation | str | None = None
+                ) -> tuple[NeighbouringRelation, NeighbouringRelation]:
+        """(relation on the whole dataset, relation the base mechanism must be stated under);
+        ``relation`` ``None`` is the default relation. Refuses an unsupported relation."""
+        outer = (self.natural_relation if relation is None
+                 else NeighbouringRelation.parse(relation))
+        return outer, self.base_relation(outer)
+
+    def theorem(self, relation: NeighbouringRelation | str | None = None) -> str:
+        """The amplification theorem privamp uses for this scheme under ``relation``."""
+        outer, _ = self.resolve(relation)
+        return self.theorems[outer]
+
+    def describe(self) -> dict[str, Any]:
+        """``{"scheme": kind, <parameter>: value, ...}`` (the parameters that are set)."""
+        out: dict[str, Any] = {"scheme": self.kind}
+        for p in self.params:
+            value = getattr(self, p.name, None)
+            if value is not None:
+                out[p.name] = value
+        return out
+
+    @property
+    def fixed_size(self) -> int | None:
+        """The subsample size (with multiplicity) when it is fixed, else ``None``."""
+        return getattr(self, "m", None)
+
+    def expected_size(self, n: int) -> float:
+        """E[subsample size] (with multiplicity) on ``n`` records."""
+        return float(self.fixed_size)
 
     def base_relation(self, relation: NeighbouringRelation | str) -> NeighbouringRelation:
         """The relation the base mechanism must be stated under for ``relation`` on the data,
@@ -181,6 +260,17 @@ class SamplingScheme(abc.ABC):
     def eta_lower(self) -> float:
         """η rounded *down* (for lower values of amplified profiles)."""
         return self.multiplicity().eta_lower
+
+    @property
+    def amplification_eta(self) -> float:
+        """The η of the ε-map ε' = log(1 + η(e^ε − 1)) of the scheme's theorem, rounded up: η
+        itself, unless the theorem says otherwise (a general chain, MUST.WW)."""
+        return self.eta
+
+    @property
+    def amplification_eta_lower(self) -> float:
+        """:attr:`amplification_eta` rounded down."""
+        return self.eta_lower
 
     @abc.abstractmethod
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -230,18 +320,27 @@ class Poisson(SamplingScheme):
     rate: float
     n: int | None = None
     kind: ClassVar[str] = "poisson"
+    params: ClassVar = (Param("rate", "(0, 1]", help="Poisson sampling rate"),
+                        Param("n", "[1, inf)", integer=True,
+                              help="dataset size (needed under substitution only)"))
+    relation_map: ClassVar = {R: R, S: S}
+    theorems: ClassVar = {
+        R: "BBG Theorem 8 (Poisson, add/remove)",
+        S: "BBG Theorem 14 (Poisson, substitution; extended profile for ε_k < 0)"}
 
     def __post_init__(self):
         object.__setattr__(self, "rate", check_real("rate", self.rate, "(0, 1]"))
         if self.n is not None:
             object.__setattr__(self, "n", check_int("n", self.n, "[1, inf)"))
 
-    @property
-    def relations(self):
-        return {R: R, S: S}
+    @classmethod
+    def reads(cls, relation=None):
+        # Balle et al. 2018, Theorem 14 depends on the dataset size
+        rel = cls.default_relation() if relation is None else NeighbouringRelation.parse(relation)
+        return ("rate", "n") if rel is S else ("rate",)
 
-    def _relation_hint(self, relation):
-        return ""
+    def expected_size(self, n: int) -> float:
+        return self.rate * n
 
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.bernoulli(self.rate)
@@ -304,19 +403,18 @@ class WithoutReplacement(SamplingScheme):
     n: int
     m: int
     kind: ClassVar[str] = "wor"
+    params: ClassVar = (_N, _M)
+    relation_map: ClassVar = {S: S}
+    theorems: ClassVar = {S: "BBG Theorem 9 (without replacement, substitution)"}
 
     def __post_init__(self):
-        n = check_int("n", self.n, "[1, inf)")
-        m = check_int("m", self.m, "[1, inf)")
+        n = _N.check(self.n)
+        m = _M.check(self.m)
         if m > n:
             raise InvalidParameterError("m", f"at most n = {n} (sampling without replacement)",
                                         m)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "m", m)
-
-    @property
-    def relations(self):
-        return {S: S}
 
     def _relation_hint(self, relation):
         return ("; under add/remove the dataset size is private, use Poisson subsampling or "
@@ -340,7 +438,7 @@ class WithoutReplacement(SamplingScheme):
 
     @property
     def eta_lower(self) -> float:
-        return _div_down(self.m, self.n)
+        return div_down(self.m, self.n)
 
     def _draw(self, n, rng):
         return rng.choice(n, size=self.m, replace=False)
@@ -364,14 +462,15 @@ class WithReplacement(SamplingScheme):
     n: int
     m: int
     kind: ClassVar[str] = "wr"
+    params: ClassVar = (_N, _M)
+    relation_map: ClassVar = {S: S, R: S}
+    theorems: ClassVar = {
+        S: "BBG Theorem 10 (with replacement, substitution)",
+        R: "BBG Theorem 11 (with replacement, hybrid: base substitution, data add/remove)"}
 
     def __post_init__(self):
-        object.__setattr__(self, "n", check_int("n", self.n, "[1, inf)"))
-        object.__setattr__(self, "m", check_int("m", self.m, "[1, inf)"))
-
-    @property
-    def relations(self):
-        return {S: S, R: S}
+        object.__setattr__(self, "n", _N.check(self.n))
+        object.__setattr__(self, "m", _M.check(self.m))
 
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.point(1).then_with_replacement(self.n, self.m)
@@ -391,9 +490,6 @@ class WithReplacement(SamplingScheme):
 # multistage schemes
 # -------------------------------------------------------------------------------------------
 
-_STAGE_KINDS = ("wor", "wr")
-
-
 @dataclass(frozen=True)
 class StageChain(SamplingScheme):
     """A chain of sampling stages: stage i draws ``sizes[i]`` items, with (``"wr"``) or without
@@ -403,8 +499,9 @@ class StageChain(SamplingScheme):
     ----------
     n : int
         Dataset size.
-    stages : sequence of (kind, size)
-        e.g. ``[("wor", 500), ("wr", 400)]`` is MUST.OW(n, 500, 400).
+    stages : sequence of Stage or of (kind, size)
+        e.g. ``[WorStage(500), WrStage(400)]`` (or ``[("wor", 500), ("wr", 400)]``) is
+        MUST.OW(n, 500, 400). Stored as :class:`~privamp.sampling.stages.Stage` objects.
 
     The multiplicity law is exact (hypergeometric and binomial transitions, stage by stage). The
     amplification bound used for a general chain is privamp's *first-stage coupling bound*
@@ -420,37 +517,29 @@ class StageChain(SamplingScheme):
     n: int
     stages: tuple = field(default=())
     kind: ClassVar[str] = "chain"
+    relation_map: ClassVar = {S: S}
+    theorems: ClassVar = {S: "privamp first-stage coupling bound (stage chain, substitution)"}
 
     def __post_init__(self):
-        n = check_int("n", self.n, "[1, inf)")
+        n = _N.check(self.n)
         if isinstance(self.stages, str | bytes) or not hasattr(self.stages, "__iter__"):
             raise InvalidParameterError("stages", "a sequence of (kind, size) pairs",
                                         self.stages)
         stages = []
         size_in = n
         for i, stage in enumerate(self.stages):
-            try:
-                kind, size = stage
-            except (TypeError, ValueError) as exc:
-                raise InvalidParameterError(f"stages[{i}]", "a (kind, size) pair",
-                                            stage) from exc
-            if kind not in _STAGE_KINDS:
-                raise InvalidParameterError(f"stages[{i}]", "a stage kind 'wor' or 'wr'", kind)
-            size = check_int(f"stages[{i}] size", size, "[1, inf)")
-            if kind == "wor" and size > size_in:
-                raise InvalidParameterError(
-                    f"stages[{i}] size", f"at most the previous stage's size {size_in} "
-                    "(without replacement)", size)
-            stages.append((kind, size))
-            size_in = size
+            stages.append(Stage.parse(stage, i, size_in))
+            size_in = stages[-1].size
         if not stages:
             raise InvalidParameterError("stages", "a non-empty sequence of stages", self.stages)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "stages", tuple(stages))
 
-    @property
-    def relations(self):
-        return {S: S}
+    def describe(self) -> dict[str, Any]:
+        if self.params:  # the MUST forms: their parameters
+            return super().describe()
+        return {"scheme": self.kind, "n": self.n, "m": self.m,
+                "stages": [list(s) for s in self.stages]}
 
     def _relation_hint(self, relation):
         return "; multistage schemes are analysed under substitution"
@@ -463,12 +552,9 @@ class StageChain(SamplingScheme):
     def multiplicity(self) -> MultiplicityPmf:
         pmf = MultiplicityPmf.point(1)
         size_in = self.n
-        for kind, size in self.stages:
-            if kind == "wor":
-                pmf = pmf.then_without_replacement(size_in, size)
-            else:
-                pmf = pmf.then_with_replacement(size_in, size)
-            size_in = size
+        for stage in self.stages:
+            pmf = stage.transition(pmf, size_in)
+            size_in = stage.size
         return pmf
 
     @classmethod
@@ -480,18 +566,15 @@ class StageChain(SamplingScheme):
         # stages without replacement that keep everything change nothing
         size_in = self.n
         kept = []
-        for kind, size in self.stages:
-            if not (kind == "wor" and size == size_in):
-                kept.append((kind, size))
-            size_in = size
+        for stage in self.stages:
+            if not (isinstance(stage, WorStage) and stage.size == size_in):
+                kept.append(stage)
+            size_in = stage.size
         if not kept:
             return None
-        if len(kept) == 1:
-            kind, size = kept[0]
-            if kind == "wr" and self.stages[0] == kept[0]:
-                return WithReplacement(self.n, size)
-            if kind == "wor" and self.stages[0] == kept[0]:
-                return WithoutReplacement(self.n, size)
+        if len(kept) == 1 and self.stages[0] == kept[0]:
+            one = {WrStage: WithReplacement, WorStage: WithoutReplacement}[type(kept[0])]
+            return one(self.n, kept[0].size)
         return self
 
     @property
@@ -499,8 +582,6 @@ class StageChain(SamplingScheme):
         """η₁ = P(the record is selected by the first stage), rounded up."""
         kind, size = self.stages[0]
         if kind == "wor":
-            from .._numerics import div_up
-
             return div_up(float(size), float(self.n))
         return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta
 
@@ -509,7 +590,7 @@ class StageChain(SamplingScheme):
         """η₁ rounded down."""
         kind, size = self.stages[0]
         if kind == "wor":
-            return _div_down(size, self.n)
+            return div_down(size, self.n)
         return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta_lower
 
     @property
@@ -523,13 +604,9 @@ class StageChain(SamplingScheme):
         return self.first_stage_eta_lower
 
     def _draw(self, n, rng):
-        kind, size = self.stages[0]
-        current = (rng.choice(n, size=size, replace=False) if kind == "wor"
-                   else rng.integers(0, n, size=size))
-        for kind, size in self.stages[1:]:
-            pick = (rng.choice(current.size, size=size, replace=False) if kind == "wor"
-                    else rng.integers(0, current.size, size=size))
-            current = current[pick]
+        current = self.stages[0].draw(rng, n)
+        for stage in self.stages[1:]:
+            current = current[stage.draw(rng, current.size)]
         return current
 
     def __repr__(self) -> str:
@@ -537,27 +614,13 @@ class StageChain(SamplingScheme):
         return f"StageChain(n={self.n}, {parts})"
 
 
-def _div_down(a: int, b: int) -> float:
-    """a / b rounded down (positive integers)."""
-    q = a / b
-    if Fraction(q) > Fraction(a, b):
-        q = math.nextafter(q, 0.0)
-    return q
-
-
-def _must_sizes(n, b, m) -> tuple[int, int, int]:
-    n = check_int("n", n, "[1, inf)")
-    b = check_int("b", b, "[1, inf)")
-    m = check_int("m", m, "[1, inf)")
-    return n, b, m
-
-
 @dataclass(frozen=True, init=False, repr=False)
 class _Must(StageChain):
     b: int = 0
+    params: ClassVar = (_N, _B, _M)
 
     def __init__(self, n: int, b: int, m: int):
-        n, b, m = _must_sizes(n, b, m)
+        n, b, m = _N.check(n), _B.check(b), _M.check(m)
         object.__setattr__(self, "b", b)
         object.__setattr__(self, "stages", self._stage_list(n, b, m))
         object.__setattr__(self, "n", n)
@@ -590,12 +653,13 @@ class MustOW(_Must):
     """
 
     kind: ClassVar[str] = "must-ow"
+    theorems: ClassVar = {S: "MUST Theorem 5(a) (MUST.OW, substitution)"}
 
     def _stage_list(self, n, b, m):
         if b > n:
             raise InvalidParameterError("b", f"at most n = {n} (stage I is without replacement)",
                                         b)
-        return (("wor", b), ("wr", m))
+        return (WorStage(b), WrStage(m))
 
     @classmethod
     def examples(cls):
@@ -619,12 +683,13 @@ class MustWO(_Must):
     """
 
     kind: ClassVar[str] = "must-wo"
+    theorems: ClassVar = {S: "MUST Corollary 6 (MUST.WO = WR, substitution)"}
 
     def _stage_list(self, n, b, m):
         if m > b:
             raise InvalidParameterError("m", f"at most b = {b} (stage II is without replacement)",
                                         m)
-        return (("wr", b), ("wor", m))
+        return (WrStage(b), WorStage(m))
 
     @classmethod
     def examples(cls):
@@ -659,6 +724,15 @@ class MustWW(_Must):
 
     bound: str = "proved"
     kind: ClassVar[str] = "must-ww"
+    theorems: ClassVar = {S: ("privamp's proved MUST.WW bound (substitution; eta of min(b, m) "
+                              "draws, docs/certification.md)")}
+
+    def theorem(self, relation=None) -> str:
+        if self.bound == "published":
+            self.resolve(relation)
+            return ("MUST Theorem 5(c) as published (MUST.WW, substitution; printed as "
+                    "'(c) MUST.OW'; not proved: an estimate)")
+        return super().theorem(relation)
 
     def __init__(self, n: int, b: int, m: int, bound: str = "proved"):
         if bound not in ("proved", "published"):
@@ -667,7 +741,7 @@ class MustWW(_Must):
         super().__init__(n, b, m)
 
     def _stage_list(self, n, b, m):
-        return (("wr", b), ("wr", m))
+        return (WrStage(b), WrStage(m))
 
     @property
     def certified(self) -> bool:

@@ -64,33 +64,21 @@ def result_columns() -> list[str]:
 
 
 def _scheme(cfg: Configuration):
-    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    """The configuration's scheme, from the scheme registry (``None`` for no sampling)."""
+    from ..sampling import SCHEMES
 
-    kind = cfg.sampling
-    if kind == "none":
+    if cfg.sampling == "none":
         return None
-    if kind == "poisson":
-        return Poisson(cfg.rate, n=cfg.n)
-    if kind == "wor":
-        return WithoutReplacement(cfg.n, cfg.m)
-    if kind == "wr":
-        return WithReplacement(cfg.n, cfg.m)
-    cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
-    return cls(cfg.n, cfg.b, cfg.m)
+    cls = SCHEMES[cfg.sampling]
+    return cls.from_params(**{p.name: getattr(cfg, p.name) for p in cls.params})
 
 
 def _mechanism(cfg: Configuration, relation):
-    from ..mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
+    """The configuration's mechanism under ``relation``, from the mechanism registry."""
+    from ..mechanisms import REGISTRY
 
-    if cfg.mechanism == "gaussian":
-        return GaussianMechanism(sigma=cfg.sigma, sensitivity=cfg.sensitivity,
-                                 relation=relation)
-    if cfg.mechanism == "laplace":
-        return LaplaceMechanism(scale=cfg.scale, sensitivity=cfg.sensitivity,
-                                relation=relation)
-    if cfg.rr_epsilon is not None:
-        return RandomizedResponse.from_epsilon(cfg.rr_epsilon, relation=relation)
-    return RandomizedResponse(p=cfg.rr_p, relation=relation)
+    cls = REGISTRY[cfg.mechanism]
+    return cls.from_params(relation, **{p.name: getattr(cfg, p.name) for p in cls.params})
 
 
 def _event(cfg: Configuration):
@@ -99,10 +87,11 @@ def _event(cfg: Configuration):
     from ..relations import NeighbouringRelation
 
     scheme = _scheme(cfg)
-    outer = NeighbouringRelation.parse(cfg.relation)
     if scheme is None:
+        outer = NeighbouringRelation.parse(cfg.relation)
         return _mechanism(cfg, outer), None, outer
-    return _mechanism(cfg, scheme.base_relation(outer)), scheme, outer
+    outer, base = scheme.resolve(cfg.relation)
+    return _mechanism(cfg, base), scheme, outer
 
 
 def _accountant(cfg: Configuration, cache: AccountingCache | None, shared_grid: bool):
@@ -118,13 +107,14 @@ def _accountant(cfg: Configuration, cache: AccountingCache | None, shared_grid: 
 
 def _calibrate(cfg: Configuration) -> dict[str, Any]:
     from .. import calibrate as cal
+    from ..mechanisms import noise_mechanisms
     from ..relations import NeighbouringRelation
     from ..sampling import Poisson
 
     param = cfg.calibrate
     target, delta, backend = cfg.target_epsilon, cfg.delta, cfg.backend
-    if param in ("sigma", "scale"):
-        wanted = "gaussian" if param == "sigma" else "laplace"
+    if param in noise_mechanisms():
+        wanted = noise_mechanisms()[param]
         if cfg.mechanism != wanted:
             raise UnsupportedCombinationError(f"calibrate = {param!r} needs mechanism "
                                               f"{wanted!r}, not {cfg.mechanism!r}")
@@ -138,8 +128,7 @@ def _calibrate(cfg: Configuration) -> dict[str, Any]:
         if cfg.relation != "add-remove":
             raise UnsupportedCombinationError("calibrate = 'rate' is for Poisson sampling under "
                                               "'add-remove'")
-        placeholder = Poisson(0.5)
-        mech = _mechanism(cfg, placeholder.base_relation(placeholder.natural_relation))
+        mech = _mechanism(cfg, Poisson(0.5).resolve()[1])
         res = cal.calibrate_rate(target, delta, steps=cfg.steps, mechanism=mech,
                                  backend=backend)
     elif param == "steps":

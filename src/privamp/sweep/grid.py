@@ -56,38 +56,45 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_int, check_real, read_text_file
+from ..accountant import Backend
 from ..errors import InvalidParameterError, InvalidTypeError
+from ..mechanisms import REGISTRY, noise_mechanisms
+from ..relations import NeighbouringRelation
+from ..sampling.schemes import SCHEMES, flat_schemes
 
 __all__ = ["AXES", "Configuration", "expand", "fingerprint", "read_grid"]
 
 QUERIES = ("epsilon", "delta", "calibrate")
-BACKENDS = ("pld", "rdp", "fourier")
-MECHANISMS = ("gaussian", "laplace", "randomized-response")
-SAMPLINGS = ("none", "poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
-RELATIONS = ("add-remove", "substitute")
+BACKENDS = tuple(b.value for b in Backend)
+#: the mechanisms and schemes built from flat parameters (their registries)
+MECHANISMS = REGISTRY.parametrised()
+SAMPLINGS = ("none", *flat_schemes())
+RELATIONS = tuple(r.value for r in NeighbouringRelation)
 GROUP_PRIVACY = ("white-box", "black-box")
-CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
+CALIBRATED = (*noise_mechanisms(), "rate", "steps", "b", "m")
 
-#: the relation each scheme is analysed under by default (its ``natural_relation``)
-NATURAL_RELATION = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute",
-                    "wr": "substitute", "must-ow": "substitute", "must-wo": "substitute",
-                    "must-ww": "substitute"}
 
-#: axis -> (kind, rule): kind "real", "int" or "choice"; rule an interval or the choices
+def default_relation(sampling: str) -> str:
+    """The relation a scheme is analysed under by default (add/remove without sampling)."""
+    if sampling == "none":
+        return NeighbouringRelation.ADD_REMOVE.value
+    return SCHEMES[sampling].default_relation().value
+
+
+def _declared(classes) -> dict[str, tuple[str, str]]:
+    """The axes of the parameters the classes declare (their ``params``)."""
+    return {p.name: p.axis for cls in classes for p in cls.params}
+
+
+#: axis -> (kind, rule): kind "real", "int" or "choice"; rule an interval or the choices. The
+#: mechanism and scheme axes are the parameters their classes declare.
 AXES: dict[str, tuple[str, Any]] = {
     "query": ("choice", QUERIES),
     "backend": ("choice", BACKENDS),
     "mechanism": ("choice", MECHANISMS),
-    "sigma": ("real", "(0, inf)"),
-    "scale": ("real", "(0, inf)"),
-    "rr_epsilon": ("real", "[0, inf)"),
-    "rr_p": ("real", "[0, 1]"),
-    "sensitivity": ("real", "(0, inf)"),
+    **_declared(REGISTRY[name] for name in MECHANISMS),
     "sampling": ("choice", SAMPLINGS),
-    "rate": ("real", "(0, 1]"),
-    "n": ("int", "[1, inf)"),
-    "b": ("int", "[1, inf)"),
-    "m": ("int", "[1, inf)"),
+    **_declared(SCHEMES[kind] for kind in SAMPLINGS[1:]),
     "relation": ("choice", RELATIONS),
     "group_privacy": ("choice", GROUP_PRIVACY),
     "steps": ("int", "[1, inf)"),
@@ -156,27 +163,22 @@ class Configuration:
             _missing("mechanism", "every configuration")
         calibrated = v["calibrate"] if query == "calibrate" else None
         if query == "calibrate" and calibrated is None:
-            calibrated = {"gaussian": "sigma", "laplace": "scale"}.get(mech)
+            calibrated = REGISTRY[mech].noise
             if calibrated is None:
                 _missing("calibrate", f"calibrating with mechanism {mech!r}")
+        mech_cls = REGISTRY[mech]
         keep = {"query", "backend", "mechanism", "sampling", "relation"}
-        keep |= {"gaussian": {"sigma", "sensitivity"}, "laplace": {"scale", "sensitivity"},
-                 "randomized-response": {"rr_epsilon", "rr_p"}}[mech]
+        keep |= {p.name for p in mech_cls.params}
         if sampling != "none":
             keep.add("group_privacy")
-        relation = v["relation"] or NATURAL_RELATION[sampling]
+        relation = v["relation"] or default_relation(sampling)
         v["relation"] = relation
         if sampling == "poisson":
             if v["rate"] is None and v["n"] is not None and v["m"] is not None \
                     and calibrated != "rate":
                 v["rate"] = v["m"] / v["n"]  # the same expected subsample size as WOR/WR
-            keep.add("rate")
-            if relation == "substitute":
-                keep.add("n")
-        elif sampling in ("wor", "wr"):
-            keep |= {"n", "m"}
-        elif sampling.startswith("must"):
-            keep |= {"n", "b", "m"}
+        needs = () if sampling == "none" else SCHEMES[sampling].reads(relation)
+        keep |= set(needs)
         if query == "epsilon":
             keep |= {"steps", "delta", "eps_error"}
         elif query == "delta":
@@ -199,17 +201,14 @@ class Configuration:
         if calibrated is not None:
             out["calibrate"] = calibrated
         # what must be there
-        if mech == "gaussian" and calibrated != "sigma":
-            _need(out, "sigma", "mechanism 'gaussian'")
-        if mech == "laplace" and calibrated != "scale":
-            _need(out, "scale", "mechanism 'laplace'")
-        if mech == "randomized-response" and (out["rr_epsilon"] is None) == (out["rr_p"] is None):
+        for p in mech_cls.required():
+            if p.name != calibrated:
+                _need(out, p.name, f"mechanism {mech!r}")
+        if mech_cls.one_of and sum(out[n] is not None for n in mech_cls.one_of) != 1:
+            first, *others = mech_cls.one_of
             raise InvalidParameterError(
-                "rr_epsilon", "given, or rr_p, but not both (mechanism 'randomized-response')",
-                (out["rr_epsilon"], out["rr_p"]))
-        needs = {"poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
-                 "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
-                 "must-ww": ("n", "b", "m")}.get(sampling, ())
+                first, f"given, or {' or '.join(others)}, but not both (mechanism {mech!r})",
+                tuple(out[n] for n in mech_cls.one_of))
         for name in needs:
             if name != calibrated:
                 _need(out, name, f"sampling {sampling!r}")
