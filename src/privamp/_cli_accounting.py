@@ -384,8 +384,9 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
             values = []
             for t in steps:
                 progress(f"{name}, {backend}, {t} steps")
-                acc = Accountant(backend).add(mech, int(t), scheme=scheme, relation=outer)
                 try:
+                    acc = Accountant(backend).add(mech, int(t), scheme=scheme,
+                                                  relation=outer)
                     values.append(acc.epsilon(args.delta, lower=False).upper
                                   if backend == "pld" else acc.epsilon(args.delta).upper)
                 except UnsupportedCombinationError:
