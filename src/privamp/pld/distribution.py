@@ -423,7 +423,8 @@ class ComposedPLD:
                     step = max((hi - lo) * 2.0**-40, 4 * ULP * (1 + abs(x)))
                     for _ in range(64):
                         if ok(x):
-                            # and the other side of x is not also safe by much (tightness)
+                            # certified on the safe side; how tight x is, is not checked: it
+                            # is the affine root moved towards the safe side by the steps taken
                             return float(x)
                         x = min(x + step, hi) if upper else max(x - step, lo)
                         step *= 2.0
