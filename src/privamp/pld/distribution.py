@@ -647,13 +647,3 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     loss_shift = total_steps * 4 * ULP * (1 + max_loss)
     return ComposedPLD(h, i_start, window, p_inf, kind, total_steps, tail_below, tail_above,
                        spectral_coeff, n, loss_shift, tilt, log_scale, offset)
-
-
-def epsilon_for_delta(composed: Sequence[ComposedPLD], delta: float) -> float:
-    """ε for a target δ from one or more composed PLDs of the same kind (the worst of them).
-
-    Upper: the smallest ε whose certified δ is ≤ the target for every PLD — never below the exact
-    value. Lower: the largest ε whose certified lower δ exceeds the target for some PLD — never
-    above the exact value.
-    """
-    return max(comp.epsilon(delta) for comp in composed)

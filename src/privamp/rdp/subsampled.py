@@ -206,14 +206,6 @@ def _base_lower(base: Any, orders: np.ndarray):
     return lo[:-1], float(lo[-1])
 
 
-
-def _by_integer(values_at_ints: np.ndarray, ints: np.ndarray) -> np.ndarray:
-    """Array indexed by integer j (0..max) holding ``values_at_ints`` at j = ints."""
-    out = np.zeros(int(ints.max()) + 1 if ints.size else 1)
-    out[ints.astype(np.int64)] = values_at_ints
-    return out
-
-
 def _finish(orders: np.ndarray, ints: np.ndarray, at_ints: np.ndarray, pure_cap: float,
             relation: NeighbouringRelation, label: str, refine: bool, base: Any,
             pure_epsilon: float | None) -> RdpCurve:
