@@ -10,21 +10,10 @@ import numpy as np
 
 from ... import display
 from .. import paper_values as pv
-from .._output import (
-    compare_printed,
-    write_comparison,
-    write_table,
-    write_table_png,
-)
+from .._output import compare_printed, write_comparison, write_table, write_table_png
 from .._registry import Cell, Check, Context, Result, register
-from ._common import (
-    PAPER,
-    _worst,
-)
-from .experiments import (
-    bootstrap_experiment,
-    make_scheme,
-)
+from ._common import PAPER, _worst
+from .experiments import bootstrap_experiment, make_scheme
 from .utility import (
     BOOT_B,
     BOOT_BOUND,

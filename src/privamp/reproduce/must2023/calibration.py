@@ -15,18 +15,9 @@ from ...mechanisms import GaussianMechanism
 from ...plots import Curve, Panel
 from ...sampling import MustOW, MustWW, Poisson, WithoutReplacement, WithReplacement
 from .. import paper_values as pv
-from .._output import (
-    compare_printed,
-    write_comparison,
-    write_panels,
-    write_table,
-    write_table_png,
-)
+from .._output import compare_printed, write_comparison, write_panels, write_table, write_table_png
 from .._registry import Cell, Check, Context, Result, register
-from ._common import (
-    PAPER,
-    _published_ww,
-)
+from ._common import PAPER, _published_ww
 
 # =============================================================================================
 # Tables 4, 6 and 8: the calibration of the utility experiments (their privacy columns)

@@ -10,16 +10,9 @@ import numpy as np
 
 from ...sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 from .. import paper_values as pv
-from .._output import (
-    compare_printed,
-    write_comparison,
-    write_table,
-    write_table_png,
-)
+from .._output import compare_printed, write_comparison, write_table, write_table_png
 from .._registry import Cell, Check, Context, Result, register
-from ._common import (
-    PAPER,
-)
+from ._common import PAPER
 
 # =============================================================================================
 # Tables 9 and 10: distinct records per subsample, and sampling time

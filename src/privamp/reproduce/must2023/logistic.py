@@ -11,21 +11,10 @@ import numpy as np
 from ... import display
 from ...plots import Curve, Panel
 from .. import paper_values as pv
-from .._output import (
-    compare_printed,
-    write_comparison,
-    write_panels,
-    write_table,
-    write_table_png,
-)
+from .._output import compare_printed, write_comparison, write_panels, write_table, write_table_png
 from .._registry import Cell, Check, Context, Result, register
-from ._common import (
-    PAPER,
-)
-from .experiments import (
-    logistic_experiment,
-    make_scheme,
-)
+from ._common import PAPER
+from .experiments import logistic_experiment, make_scheme
 from .utility import (
     ADULT,
     COLOURS,

@@ -11,18 +11,9 @@ from ... import display
 from ...amplification.subsampling import amplify, amplify_eps
 from ...mechanisms import GaussianMechanism, LaplaceMechanism
 from ...sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
-from .._output import (
-    write_comparison,
-    write_table,
-    write_table_png,
-)
+from .._output import write_comparison, write_table, write_table_png
 from .._registry import Cell, Check, Context, Result, register
-from ._common import (
-    _MECH_LABEL,
-    PAPER,
-    _mechanism,
-    _published_ww,
-)
+from ._common import _MECH_LABEL, PAPER, _mechanism, _published_ww
 
 # =============================================================================================
 # Tables 1 and 2: the schemes and their amplification parameters
