@@ -1,4 +1,4 @@
-"""The MUST experiments (privamp.applications.experiments and ``privamp experiment``): Table 9
+"""The MUST experiments (privamp.reproduce.must2023.experiments and ``privamp experiment``): Table 9
 against the paper within Monte-Carlo error, the honest Adult accuracy, the JSON contract, and
 clear errors."""
 
@@ -12,7 +12,8 @@ import pytest
 from cli_helpers import run_error, run_json
 from conftest import SHARED
 from privamp import InvalidParameterError
-from privamp.applications.experiments import (
+from privamp.cli import main
+from privamp.reproduce.must2023.experiments import (
     ADULT_COLUMNS,
     PAPER_TABLE9,
     bootstrap_experiment,
@@ -22,7 +23,6 @@ from privamp.applications.experiments import (
     logistic_experiment,
     make_scheme,
 )
-from privamp.cli import main
 
 ADULT = SHARED / "data" / "adult_processed.csv"
 needs_adult = pytest.mark.skipif(not ADULT.exists(), reason="../shared/data not available")

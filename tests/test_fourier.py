@@ -22,12 +22,12 @@ from privamp.pld import PoissonGaussianCurve, ProfileCurve
 from privamp.pld.fourier import (
     MAX_GRID,
     FourierBracket,
-    MixturePLD,
     _compose,
     _grid_pld,
     _power_spectrum,
     fourier_accountant,
 )
+from privamp.pld.mixture import MixturePLD
 from privamp.sampling import WOR, WR, MultiplicityPmf, MustOW, MustWO, MustWW, Poisson
 
 mp.mp.dps = 30

@@ -29,7 +29,8 @@ from privamp import GaussianMechanism
 from privamp.accountant import Accountant
 from privamp.errors import NumericalError, PrivampError
 from privamp.mechanisms import LaplaceMechanism, RandomizedResponse
-from privamp.pld.fourier import MixturePLD, fourier_accountant
+from privamp.pld.fourier import fourier_accountant
+from privamp.pld.mixture import MixturePLD
 from privamp.sampling import WOR, Poisson
 
 mp.mp.dps = 40

@@ -471,7 +471,7 @@ def test_the_options_that_apply_still_work(capsys):
 
 def test_explicit_counts_win_over_quick(capsys, monkeypatch):
     """``--quick`` makes the counts small unless they are given (then they are honoured)."""
-    from privamp.applications import experiments
+    from privamp.reproduce.must2023 import experiments
 
     seen = {}
 

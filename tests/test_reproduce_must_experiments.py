@@ -1,5 +1,5 @@
 """The MUST paper's utility experiments as ``privamp reproduce`` artifacts
-(:mod:`privamp.reproduce.must2023_experiments`): Tables 5, 6 (RMSE), 7 and 8 (metrics), Figures 6
+(:mod:`privamp.reproduce.must2023`): Tables 5, 6 (RMSE), 7 and 8 (metrics), Figures 6
 and S4.
 
 Most tests read the quick run of ``privamp reproduce all`` (the ``quick`` fixture of
@@ -24,9 +24,9 @@ import pytest
 from conftest import ADULT
 from privamp.cli import main
 from privamp.reproduce import ARTIFACTS, Result, run
-from privamp.reproduce import must2023_experiments as me
 from privamp.reproduce import paper_values as pv
 from privamp.reproduce._output import compare_printed
+from privamp.reproduce.must2023 import utility as me
 from privamp.sampling import MustOW, WithoutReplacement
 
 needs_adult = pytest.mark.skipif(not ADULT.exists(), reason="../shared/data not available")
@@ -215,7 +215,7 @@ def test_paper_run_without_data_skips_the_adult_artifacts(tmp_path, fake_must_bu
 
 
 def test_data_reaches_the_artifacts(tmp_path, fake_must_builds):
-    from privamp.applications.experiments import ADULT_COLUMNS, ADULT_LABEL
+    from privamp.reproduce.must2023.experiments import ADULT_COLUMNS, ADULT_LABEL
 
     data = tmp_path / "adult.csv"  # a valid file: run() reads --data before building anything
     columns = [*ADULT_COLUMNS, ADULT_LABEL]

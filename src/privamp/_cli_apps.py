@@ -1,6 +1,6 @@
 """``privamp experiment bootstrap | linear | logistic | efficiency``: the MUST paper's experiments.
 
-Thin, like the rest of the command line: parse, call :mod:`privamp.applications.experiments`,
+Thin, like the rest of the command line: parse, call :mod:`privamp.reproduce.must2023.experiments`,
 format. ::
 
     privamp experiment bootstrap --scheme must-ow --b 50
@@ -199,7 +199,7 @@ def _noise(args) -> dict:
 
 
 def _run(args, fn, *fn_args, **kwargs):
-    from .applications import experiments
+    from .reproduce.must2023 import experiments
 
     bar = _Bar(not args.json)
     try:

@@ -6,9 +6,9 @@
 * :mod:`~privamp.applications.bootstrap` — the DP subsampling bootstrap (mean, variance, CIs);
 * :mod:`~privamp.applications.samplers` — index-batch samplers for data pipelines
   (:mod:`~privamp.applications.torch_sampler`: a PyTorch batch sampler, ``torch`` extra);
-* :mod:`~privamp.applications.privacy` — the privacy statement of a run;
-* :mod:`~privamp.applications.experiments` — the MUST paper's experiments, done honestly.
+* :mod:`~privamp.applications.privacy` — the privacy statement of a run.
 
+The MUST paper's experiments built on them are in :mod:`privamp.reproduce.must2023.experiments`.
 The names of the last five modules are imported on first use.
 """
 

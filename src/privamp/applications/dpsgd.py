@@ -300,7 +300,7 @@ class DPSGD:
         ``False`` skips the accounting (only with ``noise_multiplier``): :attr:`privacy` is
         then ``None`` and the run has **no privacy statement**. For re-running published noise
         levels that no accountant can certify (the MUST paper's, in
-        :mod:`privamp.reproduce.must2023_experiments`); never for a release.
+        :mod:`privamp.reproduce.must2023`); never for a release.
 
     Exactly one of ``target_epsilon``, ``noise_multiplier``, ``step_epsilon`` is given. The
     calibration happens once, here; :meth:`fit` can then run on many datasets of the same size.

@@ -8,8 +8,9 @@ certified ε/δ engine behind the ``pld`` accountant backend, and the Fourier ac
   terms (extended-precision powering, exponential tilting for tiny δ);
 * :mod:`~privamp.pld.engine` — automatic ranges and grids, brackets on ε(δ) and δ(ε);
 * :mod:`~privamp.pld.builders` — the curves of a (mechanism, scheme, relation) event;
-* :mod:`~privamp.pld.fourier` — the Koskela et al. Fourier accountant (MUST Algorithm 1) and the
-  MUST paper's mixture PLDs, for comparison.
+* :mod:`~privamp.pld.fourier` — the Koskela et al. Fourier accountant (MUST Algorithm 1), for
+  comparison;
+* :mod:`~privamp.pld.mixture` — the MUST paper's mixture-of-Gaussians PLDs it composes.
 """
 
 from .builders import pair_curves

@@ -423,7 +423,8 @@ class ComposedPLD:
                     step = max((hi - lo) * 2.0**-40, 4 * ULP * (1 + abs(x)))
                     for _ in range(64):
                         if ok(x):
-                            # and the other side of x is not also safe by much (tightness)
+                            # certified on the safe side; how tight x is, is not checked: it
+                            # is the affine root moved towards the safe side by the steps taken
                             return float(x)
                         x = min(x + step, hi) if upper else max(x - step, lo)
                         step *= 2.0
@@ -646,13 +647,3 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     loss_shift = total_steps * 4 * ULP * (1 + max_loss)
     return ComposedPLD(h, i_start, window, p_inf, kind, total_steps, tail_below, tail_above,
                        spectral_coeff, n, loss_shift, tilt, log_scale, offset)
-
-
-def epsilon_for_delta(composed: Sequence[ComposedPLD], delta: float) -> float:
-    """ε for a target δ from one or more composed PLDs of the same kind (the worst of them).
-
-    Upper: the smallest ε whose certified δ is ≤ the target for every PLD — never below the exact
-    value. Lower: the largest ε whose certified lower δ exceeds the target for some PLD — never
-    above the exact value.
-    """
-    return max(comp.epsilon(delta) for comp in composed)

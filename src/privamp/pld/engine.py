@@ -32,6 +32,9 @@ bound of the maximum).
 **Tiny δ.** Below δ = 1e-9 the compositions are exponentially tilted by the Chernoff-optimal λ
 (see :func:`~privamp.pld.distribution.compose`), and the tail budgets shrink with δ.
 
+The grid choices (spacings, tilts, atoms on the grid, refinement of the lower side) are in
+:mod:`privamp.pld.grids`; this module ranges the steps, composes them and reports.
+
 **Tails of each step.** The range of each step's grid is chosen so that the P-mass beyond it is at
 most a tail budget: on the right ``f(e^ε) ≤ budget`` (the upper side turns the rest into mass at
 +∞, the lower side drops it); on the left ``P(L < ε₀) ≤ e^{ε₀} g(α)/(α − e^{ε₀})`` with
@@ -49,7 +52,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import _special
 from .._numerics import ULP, bisect_threshold
 from .._validation import check_int, check_real
 from ..errors import (
@@ -60,7 +62,27 @@ from ..errors import (
 )
 from ..results import Bracket
 from .curves import PairCurve
-from .distribution import MAX_FFT, ComposedPLD, StepPLD, compose
+from .distribution import ComposedPLD, StepPLD, compose
+from .grids import (
+    _EPS_FLOOR,
+    _MIN_POINTS,
+    _aligned_range,
+    _ceil_pow,
+    _check_size,
+    _choose_grids,
+    _clip_grid,
+    _floor_pow,
+    _grid_for,
+    _grids,
+    _lambda_grid,
+    _max_tilt,
+    _placement,
+    _reference_deltas,
+    _refine_lower,
+    _slope,
+    _snap,
+    _tilt_for_eps,
+)
 
 __all__ = ["PldEvent", "PldResult", "pld_delta", "pld_epsilon"]
 
@@ -68,12 +90,6 @@ __all__ = ["PldEvent", "PldResult", "pld_delta", "pld_epsilon"]
 #: normal doubles.
 MIN_DELTA = 1e-300
 
-#: Every step grid has at least this many points (so that single steps are resolved too).
-_MIN_POINTS = 2000
-#: The default accuracy targets are relative to ε (0.1 % width, 0.001 % upper error) down to
-#: this ε; below it they are absolute.
-_EPS_FLOOR = 1e-9
-_MAX_REFINE = 3
 
 
 @dataclass(frozen=True)
@@ -202,31 +218,11 @@ def _step_range(curve: PairCurve, log_budget: float) -> tuple[float, float]:
     return lo, hi
 
 
-@dataclass
-class _Plan:
-    curves: list  # (orientation set name, [(curve, count, (lo, hi))])
-    total: int
-    mean: float
-    var: float
-    span: float  # widest single-step range
-
-
 def _coarse(curve: PairCurve, rng: tuple[float, float]) -> StepPLD:
     lo, hi = rng
     h = max((hi - lo) / _MIN_POINTS, 1e-9)
     return StepPLD.from_curve(curve, h, lo, hi, "upper")
 
-
-_LAMBDA_GRID = np.geomspace(1e-3, 1e3, 121)
-
-
-def _sensitivity(z: float, var: float) -> float:
-    """About dε/dV for a composed loss of variance V (Gaussian approximation)."""
-    return z / (2 * math.sqrt(max(var, 1e-300))) + 0.5
-
-
-def _grid_for(error: float, total: int, slope: float) -> float:
-    return math.sqrt(6.0 * max(error, 1e-300) / (total * max(slope, 1e-300)))
 
 
 def _orientation_sets(events: Sequence[PldEvent]) -> dict[str, list[tuple[PairCurve, int]]]:
@@ -246,107 +242,6 @@ def _orientation_sets(events: Sequence[PldEvent]) -> dict[str, list[tuple[PairCu
 #: would otherwise swamp δ).
 _TILT_BELOW = 1e-9
 
-
-#: Largest tilt used (losses bounded above make the Chernoff optimum run off to infinity).
-_MAX_TILT = 50.0
-
-
-def _tilt_for_delta(log_mgf: np.ndarray, delta: float,
-                    grid: np.ndarray = _LAMBDA_GRID) -> float:
-    """The Chernoff-optimal tilt for a target δ: the λ minimising (Λ(λ) + log 1/δ)/λ, the
-    Chernoff bound on the ε where P(S ≥ ε) = δ (Λ the composed log-MGF). It is also about
-    d log(1/δ)/dε there, which converts errors between ε and δ."""
-    with np.errstate(invalid="ignore"):
-        bound = (log_mgf - math.log(delta)) / grid
-    return min(float(grid[int(np.nanargmin(bound))]), _max_tilt(grid))
-
-
-def _tilt_for_eps(log_mgf: np.ndarray, eps: float, grid: np.ndarray = _LAMBDA_GRID) -> float:
-    """The Chernoff-optimal tilt at ε: the λ minimising Λ(λ) − λε."""
-    return min(float(grid[int(np.nanargmin(log_mgf - grid * eps))]), _max_tilt(grid))
-
-
-def _max_tilt(grid: np.ndarray) -> float:
-    """:data:`_MAX_TILT` in the units of a (rescaled) λ grid."""
-    return _MAX_TILT * float(grid[-1] / _LAMBDA_GRID[-1])
-
-
-def _lambda_grid(ranges_by_set) -> np.ndarray:
-    """The λ grid for Chernoff estimates and tilts, scaled to the losses: steps whose losses
-    span less than 1 (tiny sampling rates: 1e-6 and below) need λ of the order of 1/span."""
-    span = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
-    return _LAMBDA_GRID / min(1.0, max(span, 1e-12))
-
-
-def _slope(lam: float, z: float, var: float, max_tilt: float = _MAX_TILT) -> float:
-    """About dε/dV, the effect on ε of variance added to the composed loss: 1/2 + λ/2 with λ the
-    Chernoff tilt (for a Gaussian loss λ = z/√V and this is the exact derivative); never less
-    than the Gaussian value when the tilt is capped."""
-    return 0.5 + 0.5 * max(lam, min(_sensitivity(z, var) * 2 - 1, max_tilt))
-
-
-# ---- discrete loss laws: atoms exactly on the grid ------------------------------------------
-
-
-def _finite_kinks(curve: PairCurve):
-    kinks = curve.kinks()
-    if kinks is None:
-        return None
-    pos, err = kinks
-    pos = np.unique(np.asarray(pos, dtype=float))
-    pos = pos[np.isfinite(pos)]
-    return (pos, float(err)) if pos.size else None
-
-
-def _lattice_step(curve: PairCurve) -> float | None:
-    """G when the curve's atoms are ``a + kG`` (k integer; G the smallest gap), else None."""
-    kinks = _finite_kinks(curve)
-    if kinks is None or kinks[0].size < 2:
-        return None
-    pos = kinks[0]
-    g = float(np.min(np.diff(pos)))
-    r = (pos - pos[0]) / g
-    if g <= 0 or np.any(np.abs(r - np.round(r)) > 1e-9 * np.maximum(r, 1.0)):
-        return None
-    return g
-
-
-def _snap(h: float, items) -> float:
-    """The largest spacing ≤ h that puts the atoms of a discrete loss law on the grid: G/N for
-    the lattice step G of the most frequent discrete event (no change if there is none). A
-    finer grid is always valid; this one makes connect-the-dots exact for that event and lets
-    its lower side be exact too (:func:`_placement`)."""
-    best = None
-    for curve, count in items:
-        g = _lattice_step(curve)
-        if g is not None and (best is None or count > best[1]):
-            best = (g, count)
-    if best is None:
-        return h
-    g = best[0]
-    return g / math.ceil(g / h * (1 - 1e-12))
-
-
-def _placement(curve: PairCurve, h: float):
-    """``(offset, kink_error)`` when every atom of the curve lies on ``offset + i h`` within
-    ``kink_error`` (its own position error, the distance to the grid point as computed, and
-    the rounding of that computation), else ``None``."""
-    kinks = _finite_kinks(curve)
-    if kinks is None:
-        return None
-    pos, err = kinks
-    offset = float(pos[0] - math.floor(pos[0] / h) * h)
-    r = (pos - offset) / h
-    dev = float(np.max(np.abs(r - np.round(r)))) * h
-    if dev > 1e-7 * h:
-        return None
-    rounding = 8 * ULP * (float(np.max(np.abs(pos))) + abs(offset) + h)
-    return offset, err + dev + rounding
-
-
-def _aligned_range(curve: PairCurve, lo: float, hi: float, h: float) -> tuple[float, float]:
-    pos = _finite_kinks(curve)[0]
-    return min(lo, float(pos[0]) - h), max(hi, float(pos[-1]) + h)
 
 
 def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligible: float):
@@ -380,50 +275,6 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
     return cache.memo("composed", (tuple(keys), tail, tilt),
                       lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt))
 
-
-#: The lower side is refined only while its FFT stays within this many points, or four times
-#: the upper side's: past that, a tighter lower end costs minutes (a 3M-point tilted transform
-#: in extended precision took 250 s) and the bracket is reported as it is (still certified).
-_REFINE_POINTS = 2**19
-
-
-def _budget(sizes: dict) -> float:
-    upper = max((v for k, v in sizes.items() if k.startswith("upper")), default=0)
-    return max(_REFINE_POINTS, 4 * upper)
-
-
-def _over_budget(next_size: float, sizes: dict) -> bool:
-    return next_size > _budget(sizes)
-
-
-def _next_lower_grid(h: float, h_next: float, size: int, sizes: dict, items) -> float | None:
-    """The lower side's next spacing: ``h_next``, or, if that is beyond the FFT budget, the
-    finest spacing within it (``None`` when that is not meaningfully finer than ``h``). Without
-    the second choice a bracket far from its target (WR(10000, 100), 1,000 steps: 10 % wide)
-    stopped at its first coarse grid because the jump it asked for was over budget."""
-    if not _over_budget(size * h / h_next, sizes):
-        return h_next
-    h_cap = _snap(h * size / (0.8 * _budget(sizes)), items)
-    if h_cap < h / 1.5 and not _over_budget(size * h / h_cap, sizes):
-        return h_cap
-    return None
-
-
-def _refined(h: float, width: float, target: float) -> float:
-    """The next lower-side spacing after a bracket ``width`` missed ``target``: the width shrinks
-    like h² when the curve is smooth but only like h at kinks off the grid, so assume the latter
-    (at least halving, at most a factor 50 at once)."""
-    return h * min(max(0.8 * target / max(width, 1e-300), 0.02), 0.5)
-
-
-def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) -> None:
-    # the composed window is about mean ± 10√V plus the step range; a step grid is its range / h
-    span = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
-    width = 20 * math.sqrt(max(var, 0.0)) + span + abs(mean) * 0.1
-    if max(width, span) / h > MAX_FFT:
-        raise NumericalError(
-            f"this accuracy needs a grid step of {h:.3g}, about {max(width, span) / h:,.0f} grid "
-            f"points (more than {MAX_FFT:,}); ask for a coarser eps_error")
 
 
 # ------------------------------------------------------------------------------------------
@@ -480,67 +331,6 @@ def _prepare(events: Sequence[PldEvent], tail_total: float, cache=None,
     return total, sets, ranges_by_set, moments, mgfs, grid
 
 
-def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
-    scale = max(eps_est, _EPS_FLOOR)
-    target_u = upper_error if upper_error is not None else 1e-5 * scale
-    target_w = eps_error if eps_error is not None else 1e-3 * scale
-    target_u = min(target_u, target_w / 2)
-    if grid_step is not None:
-        return grid_step, grid_step, target_w
-    h_u = _grid_for(target_u, total, slope)
-    h_l = (_grid_for(max(target_w - target_u, target_w / 2) / 2, total, slope)
-           if math.isfinite(target_w) else math.inf)
-    return h_u, h_l, target_w
-
-
-def _floor_pow(x: float, base: float) -> float:
-    """The largest power of ``base`` that is at most ``x`` (x > 0)."""
-    p = base ** math.floor(math.log(x, base))
-    while p > x:  # the logarithm may round up at exact powers
-        p /= base
-    while p * base <= x:
-        p *= base
-    return p
-
-
-def _ceil_pow(n: int, base: int) -> int:
-    """The smallest power of ``base`` that is at least ``n`` ≥ 1."""
-    p = 1
-    while p < n:
-        p *= base
-    return p
-
-
-def _clip_grid(h: float, ranges_by_set, total: int = 1) -> float:
-    """At most the accuracy-driven spacing h, with at least :data:`_MIN_POINTS` points per step
-    range for up to 1,000 steps (so that short compositions resolve each step), fewer beyond
-    (the composed law is smooth, and the accuracy estimate rules: 10^9 steps of losses spanning
-    1e-5 would otherwise need 10^7-point grids)."""
-    span = min(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
-    points = _MIN_POINTS * min(1.0, math.sqrt(1000.0 / max(total, 1)))
-    return float(min(h, max(span, 1e-6) / max(points, 20.0), 0.05))
-
-
-def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_error,
-                  grid_step, lam_grid=_LAMBDA_GRID):
-    """The estimates and grid spacings of :func:`pld_epsilon` for a target δ."""
-    z = float(-_special.ndtri(delta))
-    mean, var = max(moments.values(), key=lambda mv: mv[0] + z * math.sqrt(mv[1]))
-    eps_est = max(mean + z * math.sqrt(var), 0.0)
-    lam = {name: _tilt_for_delta(m, delta, lam_grid) for name, m in mgfs.items()}
-    slope = _slope(max(lam.values()), z, var, _max_tilt(lam_grid))
-    h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
-    h_u = _clip_grid(h_u, ranges_by_set, total)
-    h_l = _clip_grid(h_l, ranges_by_set, total)
-    return z, mean, var, lam, slope, h_u, h_l, target_w
-
-
-def _reference_deltas(tail_total: float) -> list[float]:
-    """The δ's whose shared-grid tail budget is ``tail_total`` (1e-2 … 1e-6 for 1e-12, then
-    1e-7 … 1e-12 for 1e-18, …), for choosing one upper grid for all of them."""
-    k = round(-math.log10(tail_total) / 6) - 2
-    first = 2 if k == 0 else 1
-    return [10.0 ** -(6 * k + j) for j in range(first, 7)]
 
 
 # ------------------------------------------------------------------------------------------
@@ -656,6 +446,76 @@ def _single_epsilon(curves: dict, delta: float, lower: bool, start: float) -> Pl
                      time.perf_counter() - start)
 
 
+def _trivial_cases(events: Sequence[PldEvent], grid_step: float | None, lower: bool,
+                   start: float) -> tuple[Sequence[PldEvent], dict | None, PldResult | None]:
+    """What :func:`pld_epsilon` and :func:`pld_delta` settle before any grid: an empty ledger
+    is refused; unless ``grid_step`` fixes the grid, steps whose pair is identical are dropped
+    (:func:`_without_identical`), and if none is left the answer is exactly 0. Returns
+    ``(events, single, result)``: the events left, the curves of a ledger of one step of one
+    pair (:func:`_single_step`) or ``None``, and the final result or ``None``."""
+    if not events:
+        raise InvalidParameterError("events", "at least one composed event", "[]")
+    if grid_step is None:
+        kept = _without_identical(events)
+        if not kept:
+            return events, None, _identical_result(events, lower, start)
+        events = kept
+    return events, _single_step(events, grid_step), None
+
+
+def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
+                   lam_grid: np.ndarray, h_u: float, h_l: float, tilts: dict, compose_set,
+                   sizes: dict) -> dict[str, float]:
+    """The upper stage of :func:`pld_epsilon`: a certified upper ε per orientation (only the
+    largest matters). With one orientation set it is composed on the fine grid ``h_u``. With
+    two, both could be screened on a coarser grid (a coarser upper side is still an upper
+    bound): the one with the larger Chernoff estimate of ε is composed on the fine grid first
+    (when the estimates are within 2 %, every orientation is screened first and the worst
+    screen goes first); another is refined only if its screen exceeds the largest value so
+    far, and otherwise keeps its screen."""
+    uppers = {}
+    if len(sets) == 1:
+        (name,) = sets
+        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tilts[name])
+        uppers[name] = comp.epsilon(delta)
+        sizes[f"upper/{name}"] = comp.fft_size
+        return uppers
+    with np.errstate(invalid="ignore"):
+        chernoff = {name: float(np.nanmin((m - math.log(delta)) / lam_grid))
+                    for name, m in mgfs.items()}
+    order = sorted(sets, key=lambda name: -chernoff[name])
+    screened: dict = {}
+    if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
+        # too close to call: screen every orientation first, refine the worst
+        for name in order:
+            coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l), "upper",
+                                 tilts[name])
+            screened[name] = coarse.epsilon(delta)
+            sizes[f"upper/{name}/screen"] = coarse.fft_size
+        order = sorted(order, key=lambda name: -screened[name])
+    first = order[0]
+    comp = compose_set(sets[first], ranges_by_set[first], h_u, "upper", tilts[first])
+    uppers[first] = comp.epsilon(delta)
+    sizes[f"upper/{first}"] = comp.fft_size
+    if first in screened:
+        uppers[first] = min(uppers[first], screened[first])
+    for name in order[1:]:
+        if name in screened:
+            screen = screened[name]
+        else:
+            coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l), "upper",
+                                 tilts[name])
+            screen = coarse.epsilon(delta)
+            sizes[f"upper/{name}/screen"] = coarse.fft_size
+        if screen <= max(uppers.values()):
+            uppers[name] = screen
+            continue
+        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tilts[name])
+        uppers[name] = min(comp.epsilon(delta), screen)
+        sizes[f"upper/{name}"] = comp.fft_size
+    return uppers
+
+
 def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | None = None,
                 upper_error: float | None = None, grid_step: float | None = None,
                 lower: bool = True, cache=None, shared_grid: bool = False) -> PldResult:
@@ -698,20 +558,15 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         tail_total = _floor_pow(tail_total, 1e6)
         range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
     # a mass at +∞ above δ: no finite ε is certified (and none exists if its lower value is)
-    if not events:
-        raise InvalidParameterError("events", "at least one composed event", "[]")
     inf_sets = _orientation_sets(events)
     log_d = math.log(delta)
     if any(_log_p_inf(items, lower=False) > log_d for items in inf_sets.values()):
         certain = any(_log_p_inf(items, lower=True) > log_d for items in inf_sets.values())
         return PldResult(Bracket(math.inf if certain else 0.0, math.inf), "", math.nan, None,
                          {}, time.perf_counter() - start)
-    if grid_step is None:
-        kept = _without_identical(events)
-        if not kept:
-            return _identical_result(events, lower, start)
-        events = kept
-    single = _single_step(events, grid_step)
+    events, single, done = _trivial_cases(events, grid_step, lower, start)
+    if done is not None:
+        return done
     if single is not None:
         res = _single_epsilon(single, delta, lower, start)
         if res is not None:
@@ -720,7 +575,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                                                                    range_steps)
     # without a lower end there is no width to aim at: the upper side's accuracy alone rules
     width_goal = eps_error if (lower or eps_error is not None) else math.inf
-    z, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
+    _, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
         delta, total, moments, mgfs, ranges_by_set, width_goal, upper_error, grid_step,
         lam_grid)
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
@@ -729,7 +584,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         for ref in _reference_deltas(tail_total):
             grids = _choose_grids(ref, total, moments, mgfs, ranges_by_set, eps_error,
                                   upper_error, None, lam_grid)
-            h_u, h_l = min(h_u, grids[5]), min(h_l, grids[6])
+            h_u, h_l = min(h_u, grids.h_upper), min(h_l, grids.h_lower)
         tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
@@ -742,59 +597,13 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         raise InvalidParameterError(
             "eps_error", "achievable within the memory bound (a coarser target)", eps_error,
             detail=f"it would need a privacy-loss grid finer than {min(h_u, h_l):.2g}") from None
-    tail = tail_total
     sizes: dict = {}
 
-    def compose_set(items, ranges, h, kind, tail, tilt):
-        return _compose_set(items, ranges, h, kind, tail, tilt, cache, range_steps)
+    def compose_set(items, ranges, h, kind, tilt):
+        return _compose_set(items, ranges, h, kind, tail_total, tilt, cache, range_steps)
 
-    # upper side: with two orientations, both are screened on a coarser grid (a coarser upper is
-    # still an upper bound); the one with the larger screen is refined, and the other only if
-    # its screen exceeds that refined value
-    uppers = {}
-    if len(sets) == 1:
-        (name,) = sets
-        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail, tilts[name])
-        uppers[name] = comp.epsilon(delta)
-        sizes[f"upper/{name}"] = comp.fft_size
-    else:
-        # the orientation with the larger Chernoff estimate of ε goes first, on the fine grid;
-        # the others are screened on a coarser one and refined only if they could matter
-        with np.errstate(invalid="ignore"):
-            chernoff = {name: float(np.nanmin((m - math.log(delta)) / lam_grid))
-                        for name, m in mgfs.items()}
-        order = sorted(sets, key=lambda name: -chernoff[name])
-        screened: dict = {}
-        if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
-            # too close to call: screen every orientation first, refine the worst
-            for name in order:
-                coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
-                                      "upper", tail, tilts[name])
-                screened[name] = coarse.epsilon(delta)
-                sizes[f"upper/{name}/screen"] = coarse.fft_size
-            order = sorted(order, key=lambda name: -screened[name])
-        first = order[0]
-        comp = compose_set(sets[first], ranges_by_set[first], h_u, "upper", tail,
-                            tilts[first])
-        uppers[first] = comp.epsilon(delta)
-        sizes[f"upper/{first}"] = comp.fft_size
-        if first in screened:
-            uppers[first] = min(uppers[first], screened[first])
-        for name in order[1:]:
-            if name in screened:
-                screen = screened[name]
-            else:
-                coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l),
-                                      "upper", tail, tilts[name])
-                screen = coarse.epsilon(delta)
-                sizes[f"upper/{name}/screen"] = coarse.fft_size
-            if screen <= max(uppers.values()):
-                uppers[name] = screen
-                continue
-            comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail,
-                                tilts[name])
-            uppers[name] = min(comp.epsilon(delta), screen)
-            sizes[f"upper/{name}"] = comp.fft_size
+    uppers = _upper_epsilon(delta, sets, ranges_by_set, mgfs, lam_grid, h_u, h_l, tilts,
+                            compose_set, sizes)
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
     low = None
@@ -809,24 +618,16 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
                                                  total, slope), h_u), ranges_by_set, total),
                        all_items)
-        h = h_l
-        for attempt in range(_MAX_REFINE + 1):
-            comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail,
-                                tilts[worst])
-            low = _checked_lower(comp.epsilon(delta), upper)
-            sizes[f"lower/{worst}"] = comp.fft_size
-            if upper - low <= target_w or attempt == _MAX_REFINE or grid_step is not None:
-                break
-            h_next = _snap(_refined(h, upper - low, target_w), all_items)
-            h_next = _next_lower_grid(h, h_next, comp.fft_size, sizes, all_items)
-            if h_next is None:
-                break
-            h = h_next
-            try:
-                _check_size(ranges_by_set, h, total, var, mean)
-            except NumericalError:
-                break
-        h_l = h
+
+        # the lower stage: composed for the orientation that decides the upper end (a lower
+        # bound of one orientation bounds the maximum), refined while the bracket is too wide
+        def lower_side(h):
+            comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tilts[worst])
+            return _checked_lower(comp.epsilon(delta), upper), comp.fft_size
+
+        low, h_l = _refine_lower(lower_side, h_l, upper, target_w, grid_step is not None,
+                                 sizes, f"lower/{worst}", all_items,
+                                 lambda h: _check_size(ranges_by_set, h, total, var, mean))
         if eps_error is not None and upper - low > eps_error:
             warnings.warn(f"the certified ε bracket [{low:.6g}, {upper:.6g}] is wider than "
                           f"eps_error={eps_error:g} (refinement stopped)", AccuracyWarning,
@@ -848,14 +649,9 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     if grid_step is not None:
         grid_step = check_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
-    if not events:
-        raise InvalidParameterError("events", "at least one composed event", "[]")
-    if grid_step is None:
-        kept = _without_identical(events)
-        if not kept:
-            return _identical_result(events, True, start)
-        events = kept
-    single = _single_step(events, grid_step)
+    events, single, done = _trivial_cases(events, grid_step, True, start)
+    if done is not None:
+        return done
     if single is not None:
         return _single_delta(single, eps, start)
     rel = delta_error if delta_error is not None else 1e-3
@@ -903,25 +699,16 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         tilting = tilting or upper < _TILT_BELOW
     (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total, var, mean,
      sizes, h_u) = best
-    h = h_l
-    lower = 0.0
     if not all(curve.convex for curve, _ in sets[worst]):
         return PldResult(Bracket(None, upper), worst, h_u, None, sizes,
                          time.perf_counter() - start, _NOT_CONVEX)
-    for attempt in range(_MAX_REFINE + 1):
+
+    def lower_side(h):
         comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total,
                             tilts.get(worst, 0.0), cache)
-        lower = _checked_lower(comp.delta(eps), upper)
-        sizes[f"lower/{worst}"] = comp.fft_size
-        if upper - lower <= rel * upper or attempt == _MAX_REFINE or grid_step is not None:
-            break
-        h_next = _snap(_refined(h, upper - lower, rel * upper), all_items)
-        h_next = _next_lower_grid(h, h_next, comp.fft_size, sizes, all_items)
-        if h_next is None:
-            break
-        h = h_next
-        try:
-            _check_size(ranges_by_set, h, total, var, mean)
-        except NumericalError:
-            break
+        return _checked_lower(comp.delta(eps), upper), comp.fft_size
+
+    lower, h = _refine_lower(lower_side, h_l, upper, rel * upper, grid_step is not None, sizes,
+                             f"lower/{worst}", all_items,
+                             lambda h: _check_size(ranges_by_set, h, total, var, mean))
     return PldResult(Bracket(lower, upper), worst, h_u, h, sizes, time.perf_counter() - start)

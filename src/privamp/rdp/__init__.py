@@ -4,7 +4,8 @@
 * :mod:`privamp.rdp.mechanisms` — :func:`rdp_curve` for mechanisms and profiles (closed forms,
   Theorem 6, pure DP);
 * :mod:`privamp.rdp.subsampled` — subsampled RDP: Wang–Balle–Kasiviswanathan upper bound,
-  matching lower bound, Zhu–Wang Poisson bound, exact Poisson-subsampled Gaussian;
+  matching lower bound, Zhu–Wang Poisson bound, and :func:`subsampled_rdp`, which picks one;
+* :mod:`privamp.rdp.poisson_gaussian` — the exact Poisson-subsampled Gaussian;
 * :mod:`privamp.rdp.accountant` — :class:`RdpAccountant`, the analytical moments accountant.
 """
 
@@ -18,9 +19,9 @@ from .mechanisms import (
     rdp_curve,
     rdp_from_profile,
 )
+from .poisson_gaussian import poisson_gaussian_rdp
 from .subsampled import (
     SubsampledBound,
-    poisson_gaussian_rdp,
     subsampled_lower_bound,
     subsampled_rdp,
     wbk_upper_bound,

@@ -13,11 +13,10 @@ library, drawn by :mod:`privamp.plots`, and written to an output folder as
 
 Modules, one per paper: :mod:`~privamp.reproduce.bbg2018` (Balle, Barthe, Gaboardi 2018),
 :mod:`~privamp.reproduce.wang2019` (Wang's slides), :mod:`~privamp.reproduce.bbgg2019` (Balle,
-Barthe, Gaboardi, Geumlek 2019), :mod:`~privamp.reproduce.must2023` (Zhao, Liu 2023). The
-papers' printed values used for the comparisons live in :mod:`~privamp.reproduce.paper_values`,
-and nowhere in the computations. The MUST paper's utility experiments (DP bootstrap, DP-SGD
-linear and logistic regression: Tables 5–8, Figures 6 and S4) are in
-:mod:`~privamp.reproduce.must2023_experiments`; the two on the Adult data need its file
+Barthe, Gaboardi, Geumlek 2019), the package :mod:`~privamp.reproduce.must2023` (Zhao, Liu
+2023; one module per concept). The papers' printed values used for the comparisons live in
+:mod:`~privamp.reproduce.paper_values`, and nowhere in the computations. Two of the MUST paper's
+utility experiments (DP-SGD logistic regression: Table 8, Figure S4) read the Adult data
 (``run(..., data=PATH)``, ``privamp reproduce --data PATH``).
 
 >>> from privamp.reproduce import ARTIFACTS
@@ -158,7 +157,7 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
             raise InvalidParameterError(
                 "data", "left out: none of these artifacts reads a data file (those that do: "
                 + ", ".join(a for a in ARTIFACTS if ARTIFACTS[a].needs) + ")", str(data))
-        from ..applications.experiments import load_adult
+        from .must2023.experiments import load_adult
 
         load_adult(data)  # the one data file the artifacts read: the Adult CSV
     if len(readers) < len(ids) or data is not None:  # something will be built

@@ -10,10 +10,10 @@ paper's printed values with ours cell by cell (:class:`Cell`), the paper's claim
 writes the manifest from which ``REPRODUCTION.md`` is generated.
 
 Discovery: every public module of the package (``privamp.reproduce.<name>`` without a leading
-underscore) is imported on the first read of :data:`ARTIFACTS` and registers its artifacts with
-:func:`register`. Adding the artifacts of a new paper is one new module (the MUST paper's
-DP-SGD and bootstrap experiments were added that way: :mod:`~privamp.reproduce.
-must2023_experiments`).
+underscore, a module or a package) is imported on the first read of :data:`ARTIFACTS` and
+registers its artifacts with :func:`register`; a package imports its own modules (as
+:mod:`~privamp.reproduce.must2023` does). Adding the artifacts of a new paper is one new module
+or package.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ __all__ = ["DIAGRAMS", "PENDING", "agreement_summary", "checks_summary", "write_
 #: Tables and figures announced but not built yet: (artifact id they will have, paper, label,
 #: what). An entry disappears from the report's "not yet regenerated" list as soon as an artifact
 #: with that id is registered. Empty since the MUST utility experiments (Tables 5–8, Figures 6
-#: and S4) became artifacts (:mod:`~privamp.reproduce.must2023_experiments`); kept so that a
+#: and S4) became artifacts (:mod:`~privamp.reproduce.must2023`); kept so that a
 #: paper's artifacts can be announced before they are built.
 PENDING: tuple[tuple[str, str, str, str], ...] = ()
 

@@ -1,5 +1,5 @@
 """The utility and efficiency experiments of the MUST paper (Zhao & Liu 2023, §4.2–4.3), done
-honestly.
+honestly (``privamp experiment``; the artifacts of :mod:`privamp.reproduce.must2023` run them).
 
 * :func:`bootstrap_experiment` — experiment 1 (Tables 4, 5): DP subsampling bootstrap of the mean
   and variance of N(0, 1) samples (n = 300, m = 30, B = 500 replicates, ε' = 0.1, δ = 1/n);
@@ -49,10 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_real, read_text_file
-from ..errors import InvalidParameterError
-from ..relations import NeighbouringRelation
-from ..sampling.schemes import (
+from ..._validation import check_choice, check_int, check_real, read_text_file
+from ...applications.bootstrap import DpBootstrap
+from ...applications.dpsgd import DPSGD, LinearRegression, LogisticRegression, nonprivate_sgd
+from ...errors import InvalidParameterError
+from ...relations import NeighbouringRelation
+from ...sampling.schemes import (
     MustOW,
     MustWO,
     MustWW,
@@ -61,8 +63,7 @@ from ..sampling.schemes import (
     WithoutReplacement,
     WithReplacement,
 )
-from .bootstrap import DpBootstrap
-from .dpsgd import DPSGD, LinearRegression, LogisticRegression, nonprivate_sgd
+from .. import paper_values as pv
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -87,27 +88,23 @@ ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "educational.num", "marital.statu
                  "occupation_office", "occupation_Prof", "occupation_worker")
 ADULT_LABEL = "income"
 
-#: MUST Table 9 as printed: (n, b, m) -> {scheme: (min, mean, max)} distinct records.
-#: Experiment 2's MUST.OW / MUST.WW "min" and "mean" are swapped in print (errata 9).
-PAPER_TABLE9 = {
-    (300, 50, 30): {"poisson": (14, 30, 50), "wor": (30, 30, 30), "wr": (22, 29, 30),
-                    "must-wo": (23, 29, 30), "must-ow": (15, 23, 30), "must-ww": (14, 22, 28)},
-    (1000, 200, 100): {"poisson": (66, 100, 137), "wor": (100, 100, 100), "wr": (87, 95, 100),
-                       "must-wo": (86, 95, 100), "must-ow": (79, 65, 92),
-                       "must-ww": (76, 63, 87)},
-    (30969, 500, 300): {"poisson": (235, 300, 367), "wor": (300, 300, 300),
-                        "wr": (292, 299, 300), "must-wo": (292, 299, 300),
-                        "must-ow": (204, 226, 246), "must-ww": (203, 225, 247)},
-}
-#: MUST Table 10: % increase of the time to draw a subset relative to WOR (R, 10,000 draws).
-PAPER_TABLE10 = {
-    (300, 50, 30): {"wor": 0.0, "wr": 23.08, "must-ww": 53.85, "must-ow": 69.23,
-                    "poisson": 115.38, "must-wo": 61.54},
-    (1000, 200, 100): {"wor": 0.0, "wr": 11.11, "must-ww": 72.22, "must-ow": 111.11,
-                       "poisson": 350.00, "must-wo": 88.89},
-    (30969, 500, 300): {"wor": 0.0, "wr": 110.34, "must-ww": 93.10, "must-ow": 189.66,
-                        "poisson": 6748.28, "must-wo": 100.00},
-}
+#: The paper's names of the schemes (its Tables 9 and 10 in :mod:`..paper_values`).
+_PAPER_NAMES = {"poisson": "Poisson", "wor": "WOR", "wr": "WR", "must-ow": "MUST.OW",
+                "must-wo": "MUST.WO", "must-ww": "MUST.WW"}
+
+#: MUST Table 9 as printed, read from :data:`~privamp.reproduce.paper_values.MUST_TABLE9`:
+#: (n, b, m) -> {scheme: (min, mean, max)} distinct records. Experiment 2's MUST.OW / MUST.WW
+#: "min" and "mean" are swapped in print (errata 9).
+PAPER_TABLE9 = {setting: {kind: tuple(int(v) for v in printed[name])
+                          for kind, name in _PAPER_NAMES.items()}
+                for setting, printed in pv.MUST_TABLE9.values()}
+#: MUST Table 10: % increase of the time to draw a subset relative to WOR (R, 10,000 draws),
+#: read from :data:`~privamp.reproduce.paper_values.MUST_TABLE10` (MUST.WO from its footnote,
+#: ``MUST_TABLE10_WO``).
+PAPER_TABLE10 = {setting: {kind: float(pv.MUST_TABLE10_WO[exp] if name == "MUST.WO"
+                                       else pv.MUST_TABLE10[exp][name])
+                           for kind, name in _PAPER_NAMES.items()}
+                 for exp, (setting, _) in pv.MUST_TABLE9.items()}
 
 Progress = Callable[[int, int, str], None] | None
 
@@ -258,7 +255,7 @@ def _sgd_privacy_fields(sgd: DPSGD, delta: float) -> dict[str, Any]:
     ``epsilon`` and ``accountant`` are ``None``."""
     if sgd.privacy is not None:
         return _privacy_fields(sgd.privacy)
-    from .privacy import describe_scheme, resolve_relations
+    from ...applications.privacy import describe_scheme, resolve_relations
 
     base = resolve_relations(sgd.scheme, sgd.relation)[1]
     return _fields_of({"epsilon": None, "epsilon_lower": None, "delta": delta,
