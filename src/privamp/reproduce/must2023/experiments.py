@@ -54,15 +54,8 @@ from ...applications.bootstrap import DpBootstrap
 from ...applications.dpsgd import DPSGD, LinearRegression, LogisticRegression, nonprivate_sgd
 from ...errors import InvalidParameterError
 from ...relations import NeighbouringRelation
-from ...sampling.schemes import (
-    MustOW,
-    MustWO,
-    MustWW,
-    Poisson,
-    SamplingScheme,
-    WithoutReplacement,
-    WithReplacement,
-)
+from ...sampling.schemes import SCHEMES as SCHEME_CLASSES
+from ...sampling.schemes import Poisson, SamplingScheme, flat_schemes
 from .. import paper_values as pv
 
 __all__ = [
@@ -80,7 +73,7 @@ __all__ = [
 ]
 
 #: Scheme names (the command line's ``--scheme`` choices).
-SCHEMES = ("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
+SCHEMES = flat_schemes()
 
 #: Feature columns of ``adult_processed.csv`` (the MUST authors' preprocessing) and its label.
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "educational.num", "marital.status", "race",
@@ -126,16 +119,12 @@ def make_scheme(kind: str, *, n: int, m: int, b: int | None = None,
     if m > n:
         raise InvalidParameterError("m", f"at most the dataset size n = {n} (a batch larger "
                                          "than the data)", m)
-    if kind == "poisson":
-        return Poisson(m / n, n=n)
-    if kind == "wor":
-        return WithoutReplacement(n, m)
-    if kind == "wr":
-        return WithReplacement(n, m)
-    if b is None:
+    cls = SCHEME_CLASSES[kind]
+    if "b" in cls.reads() and b is None:
         raise InvalidParameterError("b", f"given (the stage-I size) for {kind}", b)
-    cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
-    return cls(n, b, m)
+    if kind == "poisson":  # the same expected subsample size
+        return cls.from_params(rate=m / n, n=n)
+    return cls.from_params(n=n, b=b if "b" in cls.reads() else None, m=m)
 
 
 def _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, step_delta, paper):
