@@ -170,3 +170,18 @@ def test_rdp_refuses_an_event_it_cannot_bound_at_add():
     # Laplace has pure DP: Theorem 6 on the amplified profile applies
     lap = mech_mod.LaplaceMechanism(1.0, relation="substitute")
     assert acc.supports(lap, scheme=WithReplacement(100, 10))
+
+
+def test_top_level_names_are_lazy():
+    import subprocess
+    import sys
+
+    code = ("import sys, privamp; assert 'privamp.accountant' not in sys.modules; "
+            "from privamp import Accountant, Poisson, amplify, calibrate_sigma, MustWW; "
+            "from privamp import calibrate; assert calibrate.calibrate_sigma is calibrate_sigma; "
+            "assert Accountant.__module__ == 'privamp.accountant'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    import privamp
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        privamp.nope  # noqa: B018

@@ -9,6 +9,17 @@ The top level re-exports the everyday names; the subpackages hold the rest:
 * :mod:`privamp.privacy_loss` — privacy loss random variables (Theorem 5) and Theorem 6;
 * :mod:`privamp.relations` — neighbouring relations and their sensitivity conventions.
 
+The accountant, amplification, calibration and the sampling schemes are re-exported lazily
+(imported on first use, so that ``import privamp`` stays fast):
+
+>>> from privamp import Accountant, GaussianMechanism, Poisson, amplify, calibrate_sigma
+>>> acc = Accountant().add(GaussianMechanism(1.0), 1000, scheme=Poisson(0.01))
+>>> round(acc.epsilon(1e-5).upper, 4)
+1.8282
+
+(``privamp.calibrate`` is the calibration module: ``calibrate_sigma``, ``calibrate_rate``,
+``calibrate_steps`` and ``calibrate_must`` are its entry points.)
+
 >>> import privamp
 >>> m = privamp.GaussianMechanism(sigma=1.0)
 >>> round(float(m.profile().delta(1.0)), 6)
@@ -49,9 +60,51 @@ from .results import Bracket
 
 __version__ = "0.1.0"
 
+#: name -> module, for the names imported on first use (PEP 562)
+_LAZY = {
+    "Accountant": "privamp.accountant",
+    "Backend": "privamp.accountant",
+    "amplify": "privamp.amplification.subsampling",
+    "calibrate_must": "privamp.calibrate",
+    "calibrate_rate": "privamp.calibrate",
+    "calibrate_sigma": "privamp.calibrate",
+    "calibrate_steps": "privamp.calibrate",
+    "SCHEMES": "privamp.sampling",
+    "Poisson": "privamp.sampling",
+    "WOR": "privamp.sampling",
+    "WR": "privamp.sampling",
+    "WithoutReplacement": "privamp.sampling",
+    "WithReplacement": "privamp.sampling",
+    "MustOW": "privamp.sampling",
+    "MustWO": "privamp.sampling",
+    "MustWW": "privamp.sampling",
+    "StageChain": "privamp.sampling",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'privamp' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
+    "SCHEMES",
+    "WOR",
+    "WR",
+    "Accountant",
     "ApproxDPMechanism",
     "ApproxDPProfile",
+    "Backend",
     "BlackBoxGroupProfile",
     "Bracket",
     "DiscretePairMechanism",
@@ -65,17 +118,29 @@ __all__ = [
     "LaplaceProfile",
     "Mechanism",
     "MissingDependencyError",
+    "MustOW",
+    "MustWO",
+    "MustWW",
     "NeighbouringRelation",
     "NumericalError",
+    "Poisson",
     "PrivacyProfile",
     "PrivampError",
     "RandomizedMembershipMechanism",
     "RandomizedResponse",
     "RandomizedResponseProfile",
     "Relation",
+    "StageChain",
     "TabulatedProfile",
     "UnsupportedCombinationError",
+    "WithReplacement",
+    "WithoutReplacement",
     "ZeroProfile",
     "__version__",
+    "amplify",
+    "calibrate_must",
+    "calibrate_rate",
+    "calibrate_sigma",
+    "calibrate_steps",
     "clipped_sum_sensitivity",
 ]
