@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .plots import _pyplot, wrap_note
+from . import _pyplot, wrap_note
 
 __all__ = ["STATUS_COLOURS", "plot_contours", "plot_lattice", "plot_surfaces", "plot_table"]
 

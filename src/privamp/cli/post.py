@@ -6,7 +6,7 @@
   Gaussian mechanism (Corollary 7, eq. (4), Theorem 8);
 * ``privamp plot ou-mse`` — the E_OU/E_GM ratio of Theorem 8 over t and ϵ.
 
-Thin by design: parse, call the library, format (the contract of :mod:`privamp._cli_common`).
+Thin by design: parse, call the library, format (the contract of :mod:`privamp.cli._common`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import (
+from .._validation import check_int, check_real
+from ..errors import InvalidParameterError
+from ._common import (
     CliError,
     add_image_out,
     emit_json,
@@ -28,8 +30,6 @@ from ._cli_common import (
     register_option_names,
     table,
 )
-from ._validation import check_int, check_real
-from .errors import InvalidParameterError
 
 __all__ = ["register"]
 
@@ -71,7 +71,7 @@ def _say(text: str = "") -> None:
 
 def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int):
     """:func:`ou_parameters`, with its ``epsilon`` reported as the ``--rdp-epsilon`` option."""
-    from .amplification.diffusion import ou_parameters
+    from ..amplification.diffusion import ou_parameters
     try:
         return ou_parameters(epsilon, sensitivity, radius, dimension)
     except InvalidParameterError as exc:
@@ -87,7 +87,7 @@ def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int)
 
 
 def _cmd_mixing(args: argparse.Namespace) -> int:
-    from .amplification.mixing import MarkovKernel, eps_tilde
+    from ..amplification.mixing import MarkovKernel, eps_tilde
     eps = check_real("eps", args.eps, "[0, inf]")
     delta = check_real("delta", args.delta, "[0, 1]")
     kernel = MarkovKernel.from_csv(args.kernel, tolerance=args.tolerance)
@@ -138,7 +138,7 @@ def _default_indices(n: int) -> list[int]:
 
 
 def _cmd_iteration(args: argparse.Namespace) -> int:
-    from .amplification.iteration import NoisySgdPrivacy
+    from ..amplification.iteration import NoisySgdPrivacy
     delta = check_real("delta", args.delta, "(0, 1)")
     priv = NoisySgdPrivacy(args.n, args.step_size, args.lipschitz, args.smoothness,
                            args.strong_convexity, args.sigma, args.form)
@@ -178,7 +178,7 @@ def _cmd_iteration(args: argparse.Namespace) -> int:
 
 def _ou_mechanism(args: argparse.Namespace):
     """The mechanism from (--theta, --rho) or from Theorem 8's choice for --rdp-epsilon."""
-    from .amplification.diffusion import OrnsteinUhlenbeckMechanism
+    from ..amplification.diffusion import OrnsteinUhlenbeckMechanism
     chosen = None
     if args.rdp_epsilon is not None:
         if args.theta is not None or args.rho is not None:
@@ -194,7 +194,7 @@ def _ou_mechanism(args: argparse.Namespace):
 
 
 def _cmd_ou(args: argparse.Namespace) -> int:
-    from .amplification.diffusion import (
+    from ..amplification.diffusion import (
         ou_gaussian_mse,
         ou_mse,
         ou_mse_ratio,
@@ -283,9 +283,9 @@ def _cmd_ou(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
-    from ._plots_post import plot_ou_mse
-    from .plots import save_figure
-    from .reproduce.bbgg2019 import theorem8_curves
+    from ..plots import save_figure
+    from ..plots.post import plot_ou_mse
+    from ..reproduce.bbgg2019 import theorem8_curves
 
     t_max = check_real("t_max", args.t_max, "(0, inf)")
     check_int("dimension", args.dimension, "[1, inf)")

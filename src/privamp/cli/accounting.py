@@ -26,7 +26,10 @@ import time
 
 import numpy as np
 
-from ._cli_common import (
+from .._validation import check_real
+from ..errors import UnsupportedCombinationError
+from ..relations import NeighbouringRelation
+from ._common import (
     CliError,
     add_image_out,
     add_mechanism_options,
@@ -43,9 +46,6 @@ from ._cli_common import (
     register_option_names,
     table,
 )
-from ._validation import check_real
-from .errors import UnsupportedCombinationError
-from .relations import NeighbouringRelation
 
 __all__ = ["register"]
 
@@ -187,7 +187,7 @@ def _group(args):
 
 
 def _accountant(args, mech, scheme, outer, steps):
-    from .accountant import Accountant
+    from ..accountant import Accountant
 
     acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
                      delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
@@ -252,7 +252,7 @@ def _cmd_delta(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from . import calibrate as cal
+    from .. import calibrate as cal
 
     parameter = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(args.mechanism)
     if parameter is None:
@@ -332,7 +332,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 def _poisson_placeholder():
     """A Poisson scheme used only to state the mechanism under the relation Poisson needs."""
-    from .sampling import Poisson
+    from ..sampling import Poisson
 
     return Poisson(0.5)
 
@@ -349,11 +349,11 @@ sensitivity and sigma used."""
 
 
 def _cmd_plot_composition(args: argparse.Namespace) -> int:
-    from .accountant import Accountant
-    from .applications.privacy import resolve_relations
-    from .plots import plot_composition, save_figure
-    from .relations import clipped_sum_sensitivity
-    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    from ..accountant import Accountant
+    from ..applications.privacy import resolve_relations
+    from ..plots import plot_composition, save_figure
+    from ..relations import clipped_sum_sensitivity
+    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     check_real("delta", args.delta, "(0, 1)")
     if "poisson" in args.schemes and args.m > args.n:

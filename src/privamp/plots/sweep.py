@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .plots import _pyplot
+from . import _pyplot
 
 __all__ = ["plot_sweep"]
 

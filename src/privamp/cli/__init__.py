@@ -17,8 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import __version__, _cli_common
-from ._cli_common import (
+from .. import __version__
+from ..errors import InvalidParameterError, PrivampError
+from . import _common
+from ._common import (
     OPTION_NAMES,
     CliError,
     Parser,
@@ -36,7 +38,6 @@ from ._cli_common import (
     profile_for,
     table,
 )
-from .errors import InvalidParameterError, PrivampError
 
 __all__ = ["build_parser", "main"]
 
@@ -106,7 +107,7 @@ def _cmd_profile(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_profile(args: argparse.Namespace) -> int:
-    from .plots import plot_profiles, save_figure
+    from ..plots import plot_profiles, save_figure
 
     mech, profile = profile_for(args)
     eps_max = args.eps_max
@@ -135,10 +136,10 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
 #: The command module of each top-level command, so that running one command imports only its
 #: module (start-up time matters for a command-line tool); commands not listed here, ``plot``
 #: and ``--help`` register every module.
-_MODULE_OF = {"epsilon": "_cli_accounting", "delta": "_cli_accounting",
-              "calibrate": "_cli_accounting", "rdp": "_cli_rdp", "mixing": "_cli_post",
-              "iteration": "_cli_post", "ou": "_cli_post", "reproduce": "_cli_reproduce",
-              "experiment": "_cli_apps", "sweep": "_cli_sweep"}
+_MODULE_OF = {"epsilon": "accounting", "delta": "accounting",
+              "calibrate": "accounting", "rdp": "rdp", "mixing": "post",
+              "iteration": "post", "ou": "post", "reproduce": "reproduce",
+              "experiment": "apps", "sweep": "sweep"}
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -184,18 +185,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _command_modules():
     """The ``_cli_*`` modules of the feature areas, each with ``register(sub, plot_sub)``."""
-    from . import (
-        _cli_accounting,
-        _cli_apps,
-        _cli_plots,
-        _cli_post,
-        _cli_rdp,
-        _cli_reproduce,
-        _cli_sweep,
-    )
+    from . import accounting, apps, plots, post, rdp, reproduce, sweep
 
-    return [_cli_accounting, _cli_rdp, _cli_post, _cli_plots, _cli_reproduce, _cli_apps,
-            _cli_sweep]
+    return [accounting, rdp, post, plots, reproduce, apps, sweep]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -203,17 +195,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Bad input is exit status 2 and one line ``privamp: error: ...`` on stderr (the option, the
     rule and the value); options that do not apply to the chosen mechanism or scheme are bad
-    input (:func:`~privamp._cli_common.check_applicable`).
+    input (:func:`~privamp._common.check_applicable`).
     """
     parser = build_parser(sys.argv[1:] if argv is None else argv)
     try:
         with warnings.catch_warnings(record=True) as caught:
-            _cli_common.WARNINGS = caught
+            _common.WARNINGS = caught
             args = parser.parse_args(argv)
             check_applicable(args)
             status = args.func(args)
         if status == 0 and not getattr(args, "json", False):
-            for line in _cli_common.warning_lines():
+            for line in _common.warning_lines():
                 print(f"privamp: warning: {line}", file=sys.stderr)
         return status
     except CliError as exc:
@@ -225,6 +217,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         message = str(exc)
     finally:
-        _cli_common.WARNINGS = []
+        _common.WARNINGS = []
     print(f"privamp: error: {' '.join(message.split())}", file=sys.stderr)
     return 2

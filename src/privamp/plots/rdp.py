@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from .plots import _pyplot, plot_panels
-from .rdp import (
+from ..rdp import (
     RdpCurve,
 )
+from . import _pyplot, plot_panels
 
 __all__ = ["plot_rdp_curves", "plot_rdp_panels"]
 
@@ -65,7 +65,7 @@ def plot_rdp_panels(sampling_rate: float = 0.001, sigma: float = 5.0, scale: flo
     >>> [ax.get_title() for ax in fig.axes]
     ['Subsampled Gaussian, σ = 5', 'Subsampled Laplace, b = 0.5']
     """
-    from .reproduce.wang2019 import rdp_panels
+    from ..reproduce.wang2019 import rdp_panels
 
     return plot_panels(rdp_panels(sampling_rate, sigma, scale, orders), ncols=2,
                        panel_size=(6.0, 4.6),

@@ -21,7 +21,7 @@ import argparse
 import sys
 import time
 
-from ._cli_common import (
+from ._common import (
     CliError,
     Parser,
     emit_json,
@@ -199,7 +199,7 @@ def _noise(args) -> dict:
 
 
 def _run(args, fn, *fn_args, **kwargs):
-    from .applications import experiments
+    from ..applications import experiments
 
     bar = _Bar(not args.json)
     try:

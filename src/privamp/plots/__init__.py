@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameterError, MissingDependencyError
-from .profiles import PrivacyProfile
+from ..errors import InvalidParameterError, MissingDependencyError
+from ..profiles import PrivacyProfile
 
 __all__ = [
     "Curve",

@@ -1,6 +1,6 @@
 """Shared machinery of the command line: one-line errors, JSON/table output, common options.
 
-Every command module (``cli.py`` and the ``_cli_*.py`` modules of each feature area) builds on
+Every command module (``privamp.cli`` and its modules, one per feature area) builds on
 these, so the contract — exactly one JSON object with ``--json``, exit status 2 and a one-line
 message naming the option for bad input — is implemented once.
 """
@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import Interval, check_int, check_real
+from .._validation import Interval, check_int, check_real
 
 # numbers in text output: the directed rounding of privamp.display (re-exported here)
-from .display import num, num_down, num_up  # noqa: F401
-from .errors import InvalidParameterError, MissingDependencyError, format_value
-from .mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
-from .profiles import GroupPrivacy, PrivacyProfile
-from .relations import NeighbouringRelation
+from ..display import num, num_down, num_up  # noqa: F401
+from ..errors import InvalidParameterError, MissingDependencyError, format_value
+from ..mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
+from ..profiles import GroupPrivacy, PrivacyProfile
+from ..relations import NeighbouringRelation
 
 #: Python parameter names -> command-line options, for error messages.
 OPTION_NAMES = {
@@ -195,7 +195,7 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
 
 def build_scheme(args: argparse.Namespace):
     """The sampling scheme named by ``--sampling`` (``None`` for ``none``)."""
-    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     kind = getattr(args, "sampling", "none")
     if kind == "none":
@@ -367,7 +367,7 @@ def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
     sampling: the amplified profile of :func:`privamp.amplification.subsampling.amplify`, the
     mechanism being built under the relation the theorem needs for it.
     """
-    from .amplification.subsampling import amplify
+    from ..amplification.subsampling import amplify
 
     scheme = build_scheme(args)
     method = None if args.group_privacy is None else GroupPrivacy.parse(args.group_privacy)

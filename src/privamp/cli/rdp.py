@@ -18,7 +18,8 @@ import sys
 
 import numpy as np
 
-from ._cli_common import (
+from ..rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
+from ._common import (
     CliError,
     add_image_out,
     add_mechanism_options,
@@ -31,7 +32,6 @@ from ._cli_common import (
     register_option_names,
     table,
 )
-from .rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
 
 __all__ = ["register"]
 
@@ -86,7 +86,7 @@ def register(sub, plot_sub) -> None:
 
 
 def _check_sampling_options(args: argparse.Namespace) -> None:
-    # options that do not apply are refused by _cli_common.check_applicable
+    # options that do not apply are refused by _common.check_applicable
     if args.sampling == "poisson" and args.rate is None:
         raise CliError("--rate is required with --sampling poisson")
     if args.sampling == "wor" and (args.n is None or args.m is None):
@@ -140,9 +140,9 @@ def _cmd_rdp(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_rdp(args: argparse.Namespace) -> int:
-    from ._plots_rdp import plot_rdp_panels
-    from ._validation import check_real
-    from .plots import save_figure
+    from .._validation import check_real
+    from ..plots import save_figure
+    from ..plots.rdp import plot_rdp_panels
 
     top = check_real("max_order", args.max_order, "[2, 1e5]")
     orders = np.unique(np.round(np.geomspace(2.0, top, 60)))

@@ -21,7 +21,8 @@ import math
 import sys
 import time
 
-from ._cli_common import (
+from ..errors import InvalidParameterError
+from ._common import (
     CliError,
     add_image_out,
     emit_json,
@@ -30,7 +31,6 @@ from ._cli_common import (
     register_option_names,
     writable_file,
 )
-from .errors import InvalidParameterError
 
 __all__ = ["register"]
 
@@ -130,13 +130,13 @@ def _grid_error(path: str, exc: InvalidParameterError) -> CliError:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import read_grid
+    from ..sweep import read_grid
 
     try:
         configs = read_grid(args.grid)
     except InvalidParameterError as exc:
         raise _grid_error(args.grid, exc) from None
-    from .sweep.runner import run_sweep
+    from ..sweep.runner import run_sweep
 
     bar = _Bar(not args.json)
     try:
@@ -196,9 +196,9 @@ def _matches(value, text: str) -> bool:
 
 
 def _cmd_plot_sweep(args: argparse.Namespace) -> int:
-    from ._plots_sweep import plot_sweep
-    from .plots import save_figure
-    from .sweep.table import read_table
+    from ..plots import save_figure
+    from ..plots.sweep import plot_sweep
+    from ..sweep.table import read_table
 
     table = read_table(args.results, args.fmt)
     columns = table.column_names

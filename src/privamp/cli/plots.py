@@ -19,7 +19,8 @@ import argparse
 
 import numpy as np
 
-from ._cli_common import (
+from .._validation import check_real
+from ._common import (
     CliError,
     add_image_out,
     add_mechanism_options,
@@ -35,7 +36,6 @@ from ._cli_common import (
     register_option_names,
     table,
 )
-from ._validation import check_real
 
 __all__ = ["register"]
 
@@ -108,10 +108,10 @@ def _eps_grid(args, low: str) -> np.ndarray:
 
 
 def _cmd_plot_aligned(args: argparse.Namespace) -> int:
-    from ._cli_common import build_scheme
-    from .amplification.subsampling import amplify
-    from .amplification.tightness import aligned_profile
-    from .plots import aligned_panel, plot_panels, save_figure
+    from ..amplification.subsampling import amplify
+    from ..amplification.tightness import aligned_profile
+    from ..plots import aligned_panel, plot_panels, save_figure
+    from ._common import build_scheme
 
     eps = _eps_grid(args, "(0, inf)")
     if "poisson" in args.schemes and args.m > args.n:
@@ -153,9 +153,9 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_delta(args: argparse.Namespace) -> int:
-    from ._cli_accounting import _event, _group, _Progress
-    from .accountant import Accountant
-    from .plots import Curve, Panel, plot_panels, save_figure
+    from ..accountant import Accountant
+    from ..plots import Curve, Panel, plot_panels, save_figure
+    from .accounting import _event, _group, _Progress
 
     eps = _eps_grid(args, "[0, inf)")
     steps = args.steps  # each >= 1 (checked while parsing)

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._cli_common import emit_json, register_option_names, table
+from ._common import emit_json, register_option_names, table
 
 __all__ = ["register"]
 
@@ -60,8 +60,8 @@ def _folder(text: str) -> str:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .reproduce import ARTIFACTS
-    from .reproduce.report import PENDING
+    from ..reproduce import ARTIFACTS
+    from ..reproduce.report import PENDING
 
     arts = [{"id": a.id, "paper": a.paper, "kind": a.kind, "label": a.label, "title": a.title,
              "needs": a.needs} for a in (ARTIFACTS[k] for k in ARTIFACTS)]
@@ -81,8 +81,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from .reproduce import resolve, run
-    from .reproduce.report import agreement_summary
+    from ..reproduce import resolve, run
+    from ..reproduce.report import agreement_summary
 
     if args.artifact == "list":
         return _cmd_list(args)
