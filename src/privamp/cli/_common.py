@@ -14,6 +14,7 @@ import math
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -369,18 +370,34 @@ def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
     """
     from ..amplification.subsampling import amplify
 
-    scheme = build_scheme(args)
     method = None if args.group_privacy is None else GroupPrivacy.parse(args.group_privacy)
+    mech, scheme, outer = build_event(args)
     if scheme is None:
-        mech = build_mechanism(args)
         profile = mech.profile()
         if args.group_size != 1 or args.group_privacy is not None:
             profile = profile.group(args.group_size, method)
         return mech, profile
+    return mech, amplify(mech, scheme, outer, method)
+
+
+def build_event(args: argparse.Namespace, scheme=None):
+    """The mechanism (under the relation the scheme needs), the scheme and the outer relation
+    described by the options (``scheme``, when given, instead of ``--sampling``)."""
+    scheme = build_scheme(args) if scheme is None else scheme
+    if scheme is None:
+        outer = NeighbouringRelation.parse(args.relation or "add-remove")
+        return build_mechanism(args, outer), None, outer
     outer = (scheme.natural_relation if args.relation is None
              else NeighbouringRelation.parse(args.relation))
-    mech = build_mechanism(args, scheme.base_relation(outer))
-    return mech, amplify(mech, scheme, outer, method)
+    return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
+
+
+def composition_group_privacy(args: argparse.Namespace):
+    """``--group-privacy`` of a composition command, which refuses ``--group-size``."""
+    if args.group_size != 1:
+        raise CliError("--group-size is not used by this command (composition is per record; "
+                       "use --group-privacy to choose how group profiles enter WR/MUST)")
+    return args.group_privacy
 
 
 def group_of(profile: PrivacyProfile, args: argparse.Namespace) -> PrivacyProfile:
@@ -432,3 +449,64 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(out)
+
+
+class Progress:
+    """One line of progress on stderr, redrawn in place; shown only on a terminal and never
+    with ``--json`` (``enabled=False``), where stdout holds one JSON object and stderr nothing.
+
+    Three forms, one per kind of work:
+
+    * ``progress.stage(text)``: a named stage, the number of stages so far and the time
+      (accounting queries and calibrations);
+    * ``progress(done, total, label)``: a bar with a label and the time (the experiments);
+    * ``progress(done, total)``: a bar with the rate and the time left, counted from the first
+      report (sweeps, which may resume half done).
+
+    ``done()`` blanks the line if anything was drawn.
+    """
+
+    #: Characters blanked by :meth:`done`: enough for the longest line of each form.
+    BLANK = {"stage": 70, "label": 80, "rate": 78}
+    WIDTH = 30  # of the bar
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.count = 0  # stages drawn
+        self.first: int | None = None  # the first ``done`` of a rate bar
+        self.drawn: str | None = None  # the form last drawn
+
+    def _write(self, form: str, line: str) -> None:
+        sys.stderr.write("\r  " + line)
+        sys.stderr.flush()
+        self.drawn = form
+
+    def stage(self, text: str) -> None:
+        if not self.enabled:
+            return
+        self.count += 1
+        elapsed = time.perf_counter() - self.start
+        self._write("stage", f"{text:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
+
+    def __call__(self, done: int, total: int, label: str | None = None) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        filled = int(self.WIDTH * done / max(total, 1))
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        if label is not None:
+            self._write("label", f"{label:<24.24} [{bar}] {done}/{total} {elapsed:6.1f} s")
+            return
+        if self.first is None:
+            self.first = done
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else math.inf
+        eta = f"ETA {left:5.0f} s" if math.isfinite(left) else "ETA     ?"
+        self._write("rate", f"[{bar}] {done:,}/{total:,} {100 * done / max(total, 1):5.1f} %  "
+                            f"{rate:7.1f}/s  {eta}")
+
+    def done(self) -> None:
+        if self.drawn is not None:
+            sys.stderr.write("\r" + " " * self.BLANK[self.drawn] + "\r")
+            sys.stderr.flush()

@@ -21,8 +21,6 @@ on stderr.
 from __future__ import annotations
 
 import argparse
-import sys
-import time
 
 import numpy as np
 
@@ -31,11 +29,14 @@ from ..errors import UnsupportedCombinationError
 from ..relations import NeighbouringRelation
 from ._common import (
     CliError,
+    Progress,
     add_image_out,
     add_mechanism_options,
     add_sampling_options,
+    build_event,
     build_mechanism,
     build_scheme,
+    composition_group_privacy,
     describe_mechanism,
     describe_scheme,
     emit_json,
@@ -43,73 +44,63 @@ from ._common import (
     num,
     num_down,
     num_up,
-    register_option_names,
     table,
 )
 
-__all__ = ["register"]
+__all__ = ["add_calibrate", "add_delta", "add_epsilon", "add_plot_composition"]
 
 _ACCOUNTANTS = ("pld", "rdp", "fourier")
 _CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
 
 
-class _Progress:
-    """A one-line progress indicator on stderr, shown only on a terminal and never with --json."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.count = 0
-
-    def __call__(self, stage: str) -> None:
-        if not self.enabled:
-            return
-        self.count += 1
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(f"\r  {stage:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.enabled and self.count:
-            sys.stderr.write("\r" + " " * 70 + "\r")
-            sys.stderr.flush()
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "steps": "--steps",
+    "delta": "--delta",
+    "eps": "--epsilon",
+    "target_epsilon": "--target-epsilon",
+    "eps_error": "--eps-error",
+    "delta_error": "--delta-error",
+    "grid_step": "--grid-step",
+    "max_steps": "--max-steps",
+    "backend": "--accountant",
+    "count": "--steps",
+}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``epsilon``, ``delta``, ``calibrate`` and ``plot composition``."""
-    register_option_names({
-        "steps": "--steps",
-        "delta": "--delta",
-        "eps": "--epsilon",
-        "target_epsilon": "--target-epsilon",
-        "eps_error": "--eps-error",
-        "delta_error": "--delta-error",
-        "grid_step": "--grid-step",
-        "max_steps": "--max-steps",
-        "backend": "--accountant",
-        "count": "--steps",
-    })
-    for name, help_text in (("epsilon", "certified epsilon(delta) of a composition"),
-                            ("delta", "certified delta(epsilon) of a composition")):
-        p = sub.add_parser(name, help=help_text)
-        add_mechanism_options(p)
-        add_sampling_options(p)
-        p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
-                       help="number of composed steps (>= 1)")
-        if name == "epsilon":
-            p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
-            p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
-                           help="pld: target width of the epsilon bracket (default 0.1%% of "
-                                "epsilon)")
-        else:
-            p.add_argument("--epsilon", type=float, required=True, dest="eps",
-                           help="epsilon (>= 0)")
-            p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
-                           help="pld: target relative width of the delta bracket (default "
-                                "1e-3)")
-        _add_accountant_options(p)
-        p.set_defaults(func=_cmd_epsilon if name == "epsilon" else _cmd_delta)
+def add_epsilon(sub) -> None:
+    """Add ``privamp epsilon``."""
+    _add_query(sub, "epsilon", "certified epsilon(delta) of a composition")
 
+
+def add_delta(sub) -> None:
+    """Add ``privamp delta``."""
+    _add_query(sub, "delta", "certified delta(epsilon) of a composition")
+
+
+def _add_query(sub, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text)
+    add_mechanism_options(p)
+    add_sampling_options(p)
+    p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
+                   help="number of composed steps (>= 1)")
+    if name == "epsilon":
+        p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+        p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
+                       help="pld: target width of the epsilon bracket (default 0.1%% of "
+                            "epsilon)")
+    else:
+        p.add_argument("--epsilon", type=float, required=True, dest="eps",
+                       help="epsilon (>= 0)")
+        p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
+                       help="pld: target relative width of the delta bracket (default "
+                            "1e-3)")
+    _add_accountant_options(p)
+    p.set_defaults(func=_cmd_epsilon if name == "epsilon" else _cmd_delta)
+
+
+def add_calibrate(sub) -> None:
+    """Add ``privamp calibrate``."""
     c = sub.add_parser("calibrate", help="parameter value meeting a target (epsilon, delta)")
     add_mechanism_options(c)
     add_sampling_options(c)
@@ -127,6 +118,9 @@ def register(sub, plot_sub) -> None:
     _add_accountant_options(c)
     c.set_defaults(func=_cmd_calibrate)
 
+
+def add_plot_composition(plot_sub) -> None:
+    """Add ``privamp plot composition``."""
     pc = plot_sub.add_parser("composition",
                              help="epsilon against the number of steps for several sampling "
                                   "schemes and accountants (DP-SGD: the same noise on a "
@@ -168,31 +162,13 @@ def _add_accountant_options(p) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _event(args, scheme=None):
-    """The mechanism (under the relation the scheme needs), the scheme and the outer relation."""
-    scheme = build_scheme(args) if scheme is None else scheme
-    if scheme is None:
-        outer = NeighbouringRelation.parse(args.relation or "add-remove")
-        return build_mechanism(args, outer), None, outer
-    outer = (scheme.natural_relation if args.relation is None
-             else NeighbouringRelation.parse(args.relation))
-    return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
-
-
-def _group(args):
-    if args.group_size != 1:
-        raise CliError("--group-size is not used by this command (composition is per record; "
-                       "use --group-privacy to choose how group profiles enter WR/MUST)")
-    return args.group_privacy
-
-
 def _accountant(args, mech, scheme, outer, steps):
     from ..accountant import Accountant
 
     acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
                      delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
     return acc.add(mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
-                   group_privacy=_group(args))
+                   group_privacy=composition_group_privacy(args))
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
@@ -217,10 +193,10 @@ def _describe_line(result: dict) -> str:
 def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> int:
     """``privamp epsilon`` (``answer="epsilon"``, at ``given="delta"``) or ``privamp delta``:
     the certified bracket of the composition at ``value``, as JSON or a table."""
-    mech, scheme, outer = _event(args)
+    mech, scheme, outer = build_event(args)
     acc = _accountant(args, mech, scheme, outer, args.steps)
-    progress = _Progress(not args.json)
-    progress(f"computing {answer}")
+    progress = Progress(not args.json)
+    progress.stage(f"computing {answer}")
     bracket = acc.epsilon(value) if answer == "epsilon" else acc.delta(value)
     progress.done()
     result = {answer: bracket.upper, f"{answer}_lower": bracket.lower, given: value,
@@ -264,16 +240,16 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
     if parameter != "steps" and args.steps is None:
         raise CliError("--steps is required unless --calibrate steps")
-    _group(args)
+    composition_group_privacy(args)
     natural = {"rate": "add-remove", "b": "substitute", "m": "substitute"}.get(parameter)
     if natural is not None and args.relation not in (None, natural):
         raise CliError(f"--calibrate {parameter} is analysed under --relation {natural} only, "
                        f"not {args.relation}")
     # the scheme is built from its sizes, except the one calibrated (which is not given)
     scheme = build_scheme(args) if parameter in ("sigma", "scale", "steps") else None
-    progress = _Progress(not args.json)
+    progress = Progress(not args.json)
     if parameter in ("sigma", "scale"):
-        progress(f"calibrating {parameter}")
+        progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
                                   scheme=scheme, sensitivity=args.sensitivity,
                                   relation=args.relation, mechanism=args.mechanism,
@@ -283,14 +259,14 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         if args.sampling not in ("none", "poisson"):
             raise CliError(f"--calibrate rate needs --sampling poisson (or none), not "
                            f"--sampling {args.sampling}")
-        mech, _, _ = _event(args, scheme=_poisson_placeholder())
-        progress("calibrating the sampling rate")
+        mech, _, _ = build_event(args, scheme=_poisson_placeholder())
+        progress.stage("calibrating the sampling rate")
         res = cal.calibrate_rate(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, backend=args.accountant)
         mech_desc = describe_mechanism(mech)
     elif parameter == "steps":
-        mech, scheme, outer = _event(args, scheme=scheme)
-        progress("calibrating the number of steps")
+        mech, scheme, outer = build_event(args, scheme=scheme)
+        progress.stage("calibrating the number of steps")
         res = cal.calibrate_steps(args.target_epsilon, args.delta, mechanism=mech,
                                   scheme=scheme, relation=outer if scheme is not None else None,
                                   max_steps=10**9 if args.max_steps is None else args.max_steps,
@@ -305,7 +281,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         if getattr(args, other) is None:
             raise CliError(f"--{other} is required with --calibrate {parameter}")
         mech = build_mechanism(args, NeighbouringRelation.SUBSTITUTE)
-        progress(f"calibrating {parameter}")
+        progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_must(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, n=args.n, kind=args.sampling[-2:],
                                  **{other: getattr(args, other)}, backend=args.accountant)
@@ -370,7 +346,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         "must-ww": lambda: MustWW(args.n, b, args.m),
     }
     built = {name: schemes[name]() for name in args.schemes}  # sizes checked before computing
-    progress = _Progress(not args.json)
+    progress = Progress(not args.json)
     curves = []
     clip = args.sensitivity
     for name, scheme in built.items():
@@ -383,7 +359,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         for backend in args.accountants:
             values = []
             for t in steps:
-                progress(f"{name}, {backend}, {t} steps")
+                progress.stage(f"{name}, {backend}, {t} steps")
                 acc = Accountant(backend).add(mech, int(t), scheme=scheme, relation=outer)
                 try:
                     values.append(acc.epsilon(args.delta, lower=False).upper

@@ -19,70 +19,47 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from ._common import (
     CliError,
     Parser,
+    Progress,
     emit_json,
     int_in,
     num,
     num_down,
     num_up,
-    register_option_names,
     table,
 )
 
-__all__ = ["register"]
+__all__ = ["add_experiment"]
 
 _SCHEMES = ("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
 
 
-class _Bar:
-    """A progress bar on stderr: only on a terminal, never with --json."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.shown = False
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * done / max(total, 1))
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(f"\r  {label:<24.24} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} {elapsed:6.1f} s")
-        sys.stderr.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 80 + "\r")
-            sys.stderr.flush()
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "repeats": "--repeats",
+    "replicates": "--replicates",
+    "clip_norm": "--clip",
+    "learning_rate": "--learning-rate",
+    "step_epsilon": "--step-epsilon",
+    "step_delta": "--step-epsilon",
+    "target_epsilon": "--target-epsilon",
+    "noise_multiplier": "--noise-multiplier",
+    "data": "--data",
+    "draws": "--draws",
+    "bounds": "--bounds",
+    "confidence": "--confidence",
+    "scheme": "--scheme",
+    "steps": "--steps",
+    "delta": "--delta",
+    "rng": "--seed",
+}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``experiment`` with its four subcommands."""
-    register_option_names({
-        "repeats": "--repeats",
-        "replicates": "--replicates",
-        "clip_norm": "--clip",
-        "learning_rate": "--learning-rate",
-        "step_epsilon": "--step-epsilon",
-        "step_delta": "--step-epsilon",
-        "target_epsilon": "--target-epsilon",
-        "noise_multiplier": "--noise-multiplier",
-        "data": "--data",
-        "draws": "--draws",
-        "bounds": "--bounds",
-        "confidence": "--confidence",
-        "scheme": "--scheme",
-        "steps": "--steps",
-        "delta": "--delta",
-        "rng": "--seed",
-    })
+def add_experiment(sub) -> None:
+    """Add ``privamp experiment`` with its four subcommands."""
     exp = sub.add_parser("experiment", help="the MUST paper's utility and efficiency "
                                             "experiments, with correct sensitivities")
     exp_sub = exp.add_subparsers(dest="experiment", required=True, parser_class=Parser)
@@ -201,7 +178,7 @@ def _noise(args) -> dict:
 def _run(args, fn, *fn_args, **kwargs):
     from ..applications import experiments
 
-    bar = _Bar(not args.json)
+    bar = Progress(not args.json)
     try:
         return getattr(experiments, fn)(*fn_args, progress=bar, **kwargs)
     finally:

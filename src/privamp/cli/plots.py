@@ -22,10 +22,14 @@ import numpy as np
 from .._validation import check_real
 from ._common import (
     CliError,
+    Progress,
     add_image_out,
     add_mechanism_options,
     add_sampling_options,
+    build_event,
     build_mechanism,
+    build_scheme,
+    composition_group_privacy,
     describe_mechanism,
     describe_scheme,
     emit_json,
@@ -33,19 +37,21 @@ from ._common import (
     num,
     num_down,
     num_up,
-    register_option_names,
     table,
 )
 
-__all__ = ["register"]
+__all__ = ["add_plot_aligned", "add_plot_delta"]
 
 _SCHEMES = ("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``plot aligned`` and ``plot delta``."""
-    register_option_names({"eps_min": "--eps-min", "eps_max": "--eps-max",
-                           "points": "--points", "steps": "--steps"})
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {"eps_min": "--eps-min", "eps_max": "--eps-max", "points": "--points",
+                "steps": "--steps"}
+
+
+def add_plot_aligned(plot_sub) -> None:
+    """Add ``privamp plot aligned``."""
     pa = plot_sub.add_parser("aligned", help="aligned privacy profiles (MUST Figure 4) of "
                                              "several sampling schemes")
     add_mechanism_options(pa)
@@ -68,6 +74,9 @@ def register(sub, plot_sub) -> None:
     pa.add_argument("--json", action="store_true", help="print one JSON object")
     pa.set_defaults(func=_cmd_plot_aligned)
 
+
+def add_plot_delta(plot_sub) -> None:
+    """Add ``privamp plot delta``."""
     pd = plot_sub.add_parser("delta", help="delta(eps) of a composition with its certified "
                                            "band")
     add_mechanism_options(pd)
@@ -111,7 +120,6 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
     from ..amplification.subsampling import amplify
     from ..amplification.tightness import aligned_profile
     from ..plots import aligned_panel, plot_panels, save_figure
-    from ._common import build_scheme
 
     eps = _eps_grid(args, "(0, inf)")
     if "poisson" in args.schemes and args.m > args.n:
@@ -155,13 +163,12 @@ def _cmd_plot_aligned(args: argparse.Namespace) -> int:
 def _cmd_plot_delta(args: argparse.Namespace) -> int:
     from ..accountant import Accountant
     from ..plots import Curve, Panel, plot_panels, save_figure
-    from .accounting import _event, _group, _Progress
 
     eps = _eps_grid(args, "[0, inf)")
     steps = args.steps  # each >= 1 (checked while parsing)
-    _group(args)
-    mech, scheme, outer = _event(args)
-    progress = _Progress(not args.json)
+    composition_group_privacy(args)
+    mech, scheme, outer = build_event(args)
+    progress = Progress(not args.json)
     curves, out = [], []
     for t in steps:
         acc = Accountant(args.accountant, delta_error=args.delta_error)
@@ -169,7 +176,7 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
                 group_privacy=args.group_privacy)
         upper, lower = [], []
         for e in eps:
-            progress(f"{t} steps, eps = {num_up(float(e))}")
+            progress.stage(f"{t} steps, eps = {num_up(float(e))}")
             bracket = acc.delta(float(e))
             upper.append(bracket.upper)
             lower.append(bracket.lower)

@@ -27,13 +27,13 @@ from ._common import (
     num,
     num_down,
     num_up,
-    register_option_names,
     table,
 )
 
-__all__ = ["register"]
+__all__ = ["add_iteration", "add_mixing", "add_ou", "add_plot_ou_mse"]
 
-_OPTION_NAMES = {
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
     "kernel": "--kernel",
     "tolerance": "--tolerance",
     "delta": "--delta",
@@ -311,10 +311,8 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``mixing``, ``iteration``, ``ou`` and ``plot ou-mse`` to the argparse subparsers."""
-    register_option_names(_OPTION_NAMES)
-
+def add_mixing(sub) -> None:
+    """Add ``privamp mixing``."""
     mix = sub.add_parser("mixing", help="amplification by a finite Markov kernel (BBGG Thm 1)")
     mix.add_argument("--kernel", required=True,
                      help="CSV file: a row-stochastic matrix, rows = inputs")
@@ -325,6 +323,9 @@ def register(sub, plot_sub) -> None:
     mix.add_argument("--json", action="store_true", help="print one JSON object")
     mix.set_defaults(func=_cmd_mixing)
 
+
+def add_iteration(sub) -> None:
+    """Add ``privamp iteration``."""
     it = sub.add_parser("iteration",
                         help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
     it.add_argument("--n", "--steps", type=int_in("[1, inf)"), required=True, dest="n",
@@ -345,6 +346,9 @@ def register(sub, plot_sub) -> None:
     it.add_argument("--json", action="store_true", help="print one JSON object")
     it.set_defaults(func=_cmd_iteration)
 
+
+def add_ou(sub) -> None:
+    """Add ``privamp ou``."""
     ou = sub.add_parser("ou", help="Ornstein-Uhlenbeck mechanism (BBGG Cor 7, Thm 8)")
     ou.add_argument("--theta", type=float, help="mean-reversion rate theta > 0")
     ou.add_argument("--rho", type=float, help="diffusion coefficient rho > 0")
@@ -362,6 +366,9 @@ def register(sub, plot_sub) -> None:
     ou.add_argument("--json", action="store_true", help="print one JSON object")
     ou.set_defaults(func=_cmd_ou)
 
+
+def add_plot_ou_mse(plot_sub) -> None:
+    """Add ``privamp plot ou-mse``."""
     pou = plot_sub.add_parser("ou-mse", help="Theorem 8: E_OU/E_GM over t and epsilon")
     pou.add_argument("--rdp-epsilon", type=float, nargs="+", default=[0.1, 0.5, 1.0, 4.0],
                      dest="rdp_epsilon", help="RDP slopes for the parameter choice")

@@ -29,26 +29,28 @@ from ._common import (
     int_in,
     num,
     num_up,
-    register_option_names,
     table,
 )
 
-__all__ = ["register"]
+__all__ = ["add_plot_rdp", "add_rdp"]
 
 _NATURAL = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute"}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``rdp`` to the command parsers and ``rdp`` to the plot parsers."""
-    register_option_names({
-        "orders": "--orders",
-        "sampling_rate": "--rate",
-        "n": "--n",
-        "m": "--m",
-        "group_size": "--group-size",
-        "method": "--method",
-        "max_order": "--max-order",
-    })
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "orders": "--orders",
+    "sampling_rate": "--rate",
+    "n": "--n",
+    "m": "--m",
+    "group_size": "--group-size",
+    "method": "--method",
+    "max_order": "--max-order",
+}
+
+
+def add_rdp(sub) -> None:
+    """Add ``privamp rdp``."""
     p = sub.add_parser("rdp", help="Rényi-DP curve of a mechanism, optionally subsampled")
     add_mechanism_options(p)
     g = p.add_argument_group("sampling")
@@ -73,6 +75,9 @@ def register(sub, plot_sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_cmd_rdp)
 
+
+def add_plot_rdp(plot_sub) -> None:
+    """Add ``privamp plot rdp``."""
     pp = plot_sub.add_parser("rdp", help="RDP of the subsampled Gaussian and Laplace mechanisms "
                                          "(the slides' panels)")
     pp.add_argument("--rate", type=float, default=0.001, help="sampling ratio (default 0.001)")

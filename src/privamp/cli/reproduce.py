@@ -23,14 +23,17 @@ import sys
 import time
 from pathlib import Path
 
-from ._common import emit_json, register_option_names, table
+from ._common import emit_json, table
 
-__all__ = ["register"]
+__all__ = ["add_reproduce"]
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``reproduce`` to the command parsers."""
-    register_option_names({"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"})
+#: Parameter names of this command -> options, for error messages.
+OPTION_NAMES = {"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"}
+
+
+def add_reproduce(sub) -> None:
+    """Add ``privamp reproduce``."""
     p = sub.add_parser("reproduce", help="regenerate the papers' tables and figures "
                                          "(PNG, CSV, comparison with the paper, REPRODUCTION.md)")
     p.add_argument("artifact", metavar="ARTIFACT",
