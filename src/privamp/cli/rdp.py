@@ -148,11 +148,12 @@ def _cmd_plot_rdp(args: argparse.Namespace) -> int:
     from .._validation import check_real
     from ..plots import save_figure
     from ..plots.rdp import plot_rdp_panels
+    from ..reproduce.wang2019 import rdp_panels
 
     top = check_real("max_order", args.max_order, "[2, 1e5]")
     orders = np.unique(np.round(np.geomspace(2.0, top, 60)))
-    fig = plot_rdp_panels(sampling_rate=args.rate, sigma=args.sigma, scale=args.scale,
-                          orders=orders)
+    panels = rdp_panels(args.rate, args.sigma, args.scale, orders)
+    fig = plot_rdp_panels(panels, sampling_rate=args.rate)
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "sampling_rate": args.rate, "sigma": args.sigma,
