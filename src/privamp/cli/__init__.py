@@ -32,8 +32,8 @@ COMMANDS: dict[str, tuple[str, str] | dict[str, tuple[str, str]]] = {
         "composition": ("accounting", "add_plot_composition"),
         "rdp": ("rdp", "add_plot_rdp"),
         "ou-mse": ("post", "add_plot_ou_mse"),
-        "aligned": ("plots", "add_plot_aligned"),
-        "delta": ("plots", "add_plot_delta"),
+        "aligned": ("profile", "add_plot_aligned"),
+        "delta": ("accounting", "add_plot_delta"),
         "sweep": ("sweep", "add_plot_sweep"),
     },
     "epsilon": ("accounting", "add_epsilon"),
@@ -50,7 +50,7 @@ COMMANDS: dict[str, tuple[str, str] | dict[str, tuple[str, str]]] = {
 
 #: The command modules, in the order their option names are registered (a later module's name
 #: for a parameter wins).
-_MODULES = ("profile", "accounting", "rdp", "post", "plots", "reproduce", "apps", "sweep")
+_MODULES = ("profile", "accounting", "rdp", "post", "reproduce", "apps", "sweep")
 
 
 def _modules_for(command: str | None) -> tuple[str, ...]:

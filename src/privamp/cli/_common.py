@@ -41,7 +41,9 @@ OPTION_NAMES = {
     "relation": "--relation",
     "k": "--group-size",
     "group_privacy": "--group-privacy",
+    "eps_min": "--eps-min",
     "eps_max": "--eps-max",
+    "points": "--points",
     "rate": "--rate",
     "n": "--n",
     "m": "--m",
@@ -151,6 +153,17 @@ def add_image_out(p: argparse.ArgumentParser) -> None:
                         + ", ".join(IMAGE_FORMATS))
 
 
+def add_json(p: argparse.ArgumentParser) -> None:
+    """``--json``, which every command has."""
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_plot_outputs(p: argparse.ArgumentParser) -> None:
+    """``--out FILE`` and ``--json`` of a plot command."""
+    add_image_out(p)
+    add_json(p)
+
+
 
 # ---------------------------------------------------------------------------------------------
 # option groups shared by commands
@@ -192,6 +205,45 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
                         "times, and for --group-size without sampling")
     g.add_argument("--group-size", type=int_in("[1, inf)"), default=1, dest="group_size",
                    help="report the profile for groups of this many records (default 1)")
+
+
+def add_size_options(p: argparse.ArgumentParser) -> None:
+    """``--n``, ``--m`` and ``--b`` of a plot comparing several schemes (``--schemes``) on one
+    dataset; Poisson runs at rate m/n (see :func:`stage_one_size`)."""
+    p.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
+    p.add_argument("--m", type=int_in("[1, inf)"), required=True,
+                   help="subsample size (Poisson rate m/n)")
+    p.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                   help="MUST stage-I size (must-* schemes; default n/2)")
+
+
+def stage_one_size(args: argparse.Namespace) -> int:
+    """``--b`` of :func:`add_size_options` (default n/2), once Poisson's rate m/n is checked."""
+    if "poisson" in args.schemes and args.m > args.n:
+        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
+                       f"m/n); got {args.m}")
+    return args.b if args.b is not None else max(1, args.n // 2)
+
+
+def add_eps_grid_options(p: argparse.ArgumentParser, low: float, high: float, points: int, *,
+                         what: str, points_help: str) -> None:
+    """``--eps-min``, ``--eps-max`` and ``--points`` of a plot over a grid of ε (defaults
+    ``low``, ``high``, ``points``; see :func:`eps_grid`)."""
+    p.add_argument("--eps-min", type=float, default=low, dest="eps_min",
+                   help=f"smallest {what} (default {low:g})")
+    p.add_argument("--eps-max", type=float, default=high, dest="eps_max",
+                   help=f"largest {what} (default {high:g})")
+    p.add_argument("--points", type=int_in("[2, 100000]"), default=points,
+                   help=f"{points_help}, 2 to 100000 (default {points})")
+
+
+def eps_grid(args: argparse.Namespace, low: str) -> np.ndarray:
+    """The ε grid of :func:`add_eps_grid_options`; ``--eps-min`` in the interval ``low``."""
+    lo = check_real("eps_min", args.eps_min, low)
+    hi = check_real("eps_max", args.eps_max, "(0, inf)")
+    if hi <= lo:
+        raise CliError(f"--eps-max ({num(hi)}) must be larger than --eps-min ({num(lo)})")
+    return np.linspace(lo, hi, args.points)  # --points: 2 to 100000 (checked while parsing)
 
 
 def build_scheme(args: argparse.Namespace):
@@ -359,6 +411,16 @@ def describe_mechanism(mech: Mechanism) -> dict[str, Any]:
         out = {"name": type(mech).__name__}
     out["relation"] = mech.relation.value
     return out
+
+
+def short_description(mech: Mechanism) -> str:
+    """A short description of a mechanism for a plot title."""
+    d = describe_mechanism(mech)
+    if d["name"] == "gaussian":
+        return f"Gaussian mechanism σ = {num(d['sigma'])}, Δ = {num(d['sensitivity'])}"
+    if d["name"] == "laplace":
+        return f"Laplace mechanism b = {num(d['scale'])}, Δ = {num(d['sensitivity'])}"
+    return f"randomized response p = {num(d['p'])}"
 
 
 def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:

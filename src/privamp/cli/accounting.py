@@ -1,4 +1,5 @@
-"""``privamp epsilon``, ``privamp delta``, ``privamp calibrate`` and ``privamp plot composition``.
+"""``privamp epsilon``, ``privamp delta``, ``privamp calibrate``, ``privamp plot composition`` and
+``privamp plot delta``.
 
 Thin, like the rest of the command line: parse, call :class:`privamp.accountant.Accountant` or
 :mod:`privamp.calibrate`, format. ::
@@ -11,11 +12,14 @@ Thin, like the rest of the command line: parse, call :class:`privamp.accountant.
         --sampling poisson --rate 0.01 --steps 1000
     privamp plot composition --mechanism gaussian --sigma 1 --n 10000 --m 100 --b 5000 \\
         --max-steps 10000 --out composition.png
+    privamp plot delta --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
+        --steps 100 1000 --out d.png
 
 JSON objects: ``{"epsilon": upper, "epsilon_lower": lower_or_null, "accountant": name, ...}``,
 ``{"delta": upper, "delta_lower": lower_or_null, ...}``, ``{"<parameter>": value, "epsilon":
-achieved, ...}``. On a terminal (and not with ``--json``) long computations show their progress
-on stderr.
+achieved, ...}``. ``plot delta`` draws δ(ε) of ``--steps`` compositions over a grid of ε, with
+the certified ``[lower, upper]`` band of :meth:`privamp.accountant.Accountant.delta`. On a
+terminal (and not with ``--json``) long computations show their progress on stderr.
 """
 
 from __future__ import annotations
@@ -25,14 +29,19 @@ import argparse
 import numpy as np
 
 from .._validation import check_real
+from ..display import num, num_down, num_up
 from ..errors import UnsupportedCombinationError
 from ..relations import NeighbouringRelation
 from ._common import (
+    SAMPLINGS,
     CliError,
     Progress,
-    add_image_out,
+    add_eps_grid_options,
+    add_json,
     add_mechanism_options,
+    add_plot_outputs,
     add_sampling_options,
+    add_size_options,
     build_event,
     build_mechanism,
     build_scheme,
@@ -40,14 +49,14 @@ from ._common import (
     describe_mechanism,
     describe_scheme,
     emit_json,
+    eps_grid,
     int_in,
-    num,
-    num_down,
-    num_up,
+    short_description,
+    stage_one_size,
     table,
 )
 
-__all__ = ["add_calibrate", "add_delta", "add_epsilon", "add_plot_composition"]
+__all__ = ["add_calibrate", "add_delta", "add_epsilon", "add_plot_composition", "add_plot_delta"]
 
 _ACCOUNTANTS = ("pld", "rdp", "fourier")
 _CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
@@ -133,24 +142,36 @@ def add_plot_composition(plot_sub) -> None:
                            "(default 1): sensitivity C under add/remove (Poisson), 2C under "
                            "substitution (WOR, WR, MUST); --sigma is the same noise for every "
                            "scheme, noise multiplier z = sigma/C")
-    pc.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
-    pc.add_argument("--m", type=int_in("[1, inf)"), required=True,
-                    help="subsample size (Poisson rate m/n)")
-    pc.add_argument("--b", type=int_in("[1, inf)"), default=None,
-                    help="MUST stage-I size (must-* schemes; default n/2)")
+    add_size_options(pc)
     pc.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     pc.add_argument("--max-steps", type=int_in("[2, 1e15]"), default=10_000, dest="max_steps",
                     help="largest number of steps, up to 10^15 (default 10000)")
     pc.add_argument("--points", type=int_in("[2, 1000]"), default=8,
                     help="step counts per curve, 2 to 1000 (default 8)")
     pc.add_argument("--schemes", nargs="+", default=["poisson", "wor", "wr", "must-ow"],
-                    choices=("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww"),
+                    choices=SAMPLINGS[1:],
                     help="sampling schemes (default poisson wor wr must-ow)")
     pc.add_argument("--accountants", nargs="+", default=["pld", "rdp"],
                     choices=("pld", "rdp"), help="accountants (default pld rdp)")
-    add_image_out(pc)
-    pc.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pc)
     pc.set_defaults(func=_cmd_plot_composition)
+
+
+def add_plot_delta(plot_sub) -> None:
+    """Add ``privamp plot delta``."""
+    pd = plot_sub.add_parser("delta", help="delta(eps) of a composition with its certified "
+                                           "band")
+    add_mechanism_options(pd)
+    add_sampling_options(pd)
+    pd.add_argument("--steps", type=int_in("[1, inf)"), nargs="+", required=True,
+                    help="number(s) of composed steps; one curve each")
+    add_eps_grid_options(pd, 0.0, 5.0, 12, what="epsilon", points_help="epsilon values")
+    pd.add_argument("--accountant", choices=("pld", "rdp", "fourier"), default="pld",
+                    help="pld (default; certified band), rdp (upper bound only) or fourier")
+    pd.add_argument("--delta-error", type=float, default=None, dest="delta_error",
+                    help="pld: target relative width of each bracket (default 1e-3)")
+    add_plot_outputs(pd)
+    pd.set_defaults(func=_cmd_plot_delta)
 
 
 def _add_accountant_options(p) -> None:
@@ -159,7 +180,7 @@ def _add_accountant_options(p) -> None:
                         "(Koskela et al., for comparison)")
     p.add_argument("--grid-step", type=float, default=None, dest="grid_step",
                    help="pld: fixed privacy-loss grid spacing instead of the automatic one")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
 
 
 def _accountant(args, mech, scheme, outer, steps):
@@ -332,10 +353,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     check_real("delta", args.delta, "(0, 1)")
-    if "poisson" in args.schemes and args.m > args.n:
-        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
-                       f"m/n); got {args.m}")
-    b = args.b if args.b is not None else max(1, args.n // 2)
+    b = stage_one_size(args)
     steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
     schemes = {
         "poisson": lambda: Poisson(args.m / args.n, n=args.n),
@@ -410,4 +428,56 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                    "curves": curves})
     else:
         print(f"wrote {args.out}")
+    return 0
+
+
+def _cmd_plot_delta(args: argparse.Namespace) -> int:
+    from ..accountant import Accountant
+    from ..plots import Curve, Panel, plot_panels, save_figure
+
+    eps = eps_grid(args, "[0, inf)")
+    steps = args.steps  # each >= 1 (checked while parsing)
+    composition_group_privacy(args)
+    mech, scheme, outer = build_event(args)
+    progress = Progress(not args.json)
+    curves, out = [], []
+    for t in steps:
+        acc = Accountant(args.accountant, delta_error=args.delta_error)
+        acc.add(mech, t, scheme=scheme, relation=outer if scheme is not None else None,
+                group_privacy=args.group_privacy)
+        upper, lower = [], []
+        for e in eps:
+            progress.stage(f"{t} steps, eps = {num_up(float(e))}")
+            bracket = acc.delta(float(e))
+            upper.append(bracket.upper)
+            lower.append(bracket.lower)
+        has_lower = all(v is not None for v in lower)
+        curves.append(Curve(f"{t:,} steps, certified upper" if has_lower else f"{t:,} steps",
+                            eps, upper, lower=lower if has_lower else None,
+                            upper=upper if has_lower else None, marker="o",
+                            group=str(t)))
+        out.append({"steps": t, "eps": eps.tolist(), "delta": upper,
+                    "delta_lower": lower if has_lower else None})
+    progress.done()
+    samp = describe_scheme(scheme)
+    sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
+    title = f"δ(ε) after composition: {short_description(mech)}" + \
+        (f", {samp['scheme']}({sdesc})" if scheme is not None else "")
+    fig = plot_panels([Panel(title, "ε", "δ(ε)", curves, yscale="log", legend="lower left")],
+                      panel_size=(8.0, 5.2),
+                      footnote=f"{args.accountant} accountant, {outer.value} relation; "
+                               + ("shaded: the certified [lower, upper] bracket on the exact "
+                                  "δ(ε) of the composition." if args.accountant != "rdp"
+                                  else "RDP: an upper bound only."))
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "accountant": args.accountant,
+                   "mechanism": describe_mechanism(mech), "sampling": samp,
+                   "relation": outer.value, "curves": out})
+        return 0
+    rows = [[f"{c['steps']:,}", num(e), num_up(d),
+             "" if c["delta_lower"] is None else num_down(c["delta_lower"][i])]
+            for c in out for i, (e, d) in enumerate(zip(c["eps"], c["delta"], strict=True))]
+    print(table(["steps", "eps", "delta (upper)", "delta (lower)"], rows))
+    print(f"wrote {args.out}")
     return 0

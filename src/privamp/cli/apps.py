@@ -20,22 +20,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import (
-    CliError,
-    Parser,
-    Progress,
-    emit_json,
-    int_in,
-    num,
-    num_down,
-    num_up,
-    table,
-)
+from ..display import num, num_down, num_up
+from ._common import SAMPLINGS, CliError, Parser, Progress, add_json, emit_json, int_in, table
 
 __all__ = ["add_experiment"]
-
-_SCHEMES = ("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
-
 
 #: Parameter names of these commands -> options, for error messages.
 OPTION_NAMES = {
@@ -105,17 +93,17 @@ def add_experiment(sub) -> None:
                      help="MUST stage-I size (with --n, for must-* schemes)")
     eff.add_argument("--m", type=int_in("[1, inf)"), default=None,
                      help="subsample size (with --n)")
-    eff.add_argument("--schemes", nargs="+", choices=_SCHEMES, default=list(_SCHEMES),
+    eff.add_argument("--schemes", nargs="+", choices=SAMPLINGS[1:], default=list(SAMPLINGS[1:]),
                      help="schemes (default: all six)")
     eff.add_argument("--seed", type=int_in("[0, inf)"), default=0,
                      help="seed of the random generator (>= 0)")
     eff.add_argument("--quick", action="store_true", help="1000 draws (unless --draws)")
-    eff.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(eff)
     eff.set_defaults(func=_cmd_efficiency)
 
 
 def _scheme_options(p, *, n, m, b) -> None:
-    p.add_argument("--scheme", choices=_SCHEMES, default="poisson",
+    p.add_argument("--scheme", choices=SAMPLINGS[1:], default="poisson",
                    help="sampling scheme (default poisson, rate m/n)")
     if n is not None:
         p.add_argument("--n", type=int_in("[1, inf)"), default=n,
@@ -131,7 +119,7 @@ def _scheme_options(p, *, n, m, b) -> None:
     p.add_argument("--quick", action="store_true",
                    help="a small version (for CI): fewer repeats (and replicates), unless "
                         "given")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
 
 
 def _sgd_options(p, *, steps, clip, lr, repeats, quick, least) -> None:
@@ -173,6 +161,13 @@ def _stage_one(args) -> dict:
 def _noise(args) -> dict:
     return {"step_epsilon": args.step_epsilon, "target_epsilon": args.target_epsilon,
             "noise_multiplier": args.noise_multiplier}
+
+
+def _sgd(args, repeats: int) -> dict:
+    """The DP-SGD arguments of the linear and logistic experiments."""
+    return {"steps": args.steps, "clip_norm": args.clip_norm,
+            "learning_rate": args.learning_rate, "delta": args.delta, "repeats": repeats,
+            "relation": args.relation, "seed": args.seed, **_noise(args)}
 
 
 def _run(args, fn, *fn_args, **kwargs):
@@ -253,11 +248,8 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
 
 
 def _cmd_linear(args: argparse.Namespace) -> int:
-    repeats = _size(args, "repeats", 200, 10)
     r = _run(args, "linear_experiment", args.scheme, n=args.n, **_stage_one(args), m=args.m,
-             steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
-             delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
-             **_noise(args))
+             **_sgd(args, _size(args, "repeats", 200, 10)))
     if args.json:
         emit_json(r)
         return 0
@@ -280,11 +272,8 @@ def _cmd_linear(args: argparse.Namespace) -> int:
 
 
 def _cmd_logistic(args: argparse.Namespace) -> int:
-    repeats = _size(args, "repeats", 5, 1)
     r = _run(args, "logistic_experiment", args.data, args.scheme, **_stage_one(args), m=args.m,
-             steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
-             delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
-             **_noise(args))
+             **_sgd(args, _size(args, "repeats", 5, 1)))
     if args.json:
         emit_json(r)
         return 0

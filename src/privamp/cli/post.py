@@ -18,17 +18,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_real
+from ..display import num, num_down, num_up
 from ..errors import InvalidParameterError
-from ._common import (
-    CliError,
-    add_image_out,
-    emit_json,
-    int_in,
-    num,
-    num_down,
-    num_up,
-    table,
-)
+from ._common import CliError, add_json, add_plot_outputs, emit_json, int_in, table
 
 __all__ = ["add_iteration", "add_mixing", "add_ou", "add_plot_ou_mse"]
 
@@ -320,7 +312,7 @@ def add_mixing(sub) -> None:
     mix.add_argument("--delta", type=float, required=True, help="delta of the mechanism [0, 1]")
     mix.add_argument("--tolerance", type=float, default=1e-9,
                      help="admissible deviation of row sums from 1 (default 1e-9)")
-    mix.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(mix)
     mix.set_defaults(func=_cmd_mixing)
 
 
@@ -343,7 +335,7 @@ def add_iteration(sub) -> None:
     it.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
     it.add_argument("--form", choices=("paper", "tight"), default="paper",
                     help="Theorem 5 as printed, or the exact path optimum (default paper)")
-    it.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(it)
     it.set_defaults(func=_cmd_iteration)
 
 
@@ -363,7 +355,7 @@ def add_ou(sub) -> None:
     ou.add_argument("--norm", type=float, help="||f(D)|| for the MSE (default: R)")
     ou.add_argument("--orders", type=float, nargs="+", help="Renyi orders to print")
     ou.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
-    ou.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(ou)
     ou.set_defaults(func=_cmd_ou)
 
 
@@ -377,7 +369,6 @@ def add_plot_ou_mse(plot_sub) -> None:
     pou.add_argument("--dimension", type=int_in("[1, inf)"), default=1, help="d >= 1 (default 1)")
     pou.add_argument("--t-max", type=float, default=4.0, dest="t_max",
                      help="largest time on the plot (default 4)")
-    add_image_out(pou)
-    pou.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pou)
     pou.set_defaults(func=_cmd_plot_ou_mse)
 

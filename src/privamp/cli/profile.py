@@ -1,14 +1,18 @@
-"""``privamp profile`` and ``privamp plot profile``: the privacy profile δ(ε) of a mechanism,
-optionally amplified by a sampling scheme.
+"""``privamp profile``, ``privamp plot profile`` and ``privamp plot aligned``: the privacy profile
+δ(ε) of a mechanism, optionally amplified by a sampling scheme, and the aligned profiles of
+several schemes.
 
 Thin, like the rest of the command line: parse, call :func:`privamp.cli._common.profile_for`
 (:func:`privamp.amplification.subsampling.amplify`), format. ::
 
     privamp profile --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 --eps 0 1 2
     privamp plot profile --mechanism laplace --scale 1 --sampling wor --n 100 --m 10 --out p.png
+    privamp plot aligned --mechanism gaussian --sigma 1 --n 1000 --b 500 --m 400 --out a.png
 
 ``--json`` prints ``{"eta": η, "points": [{"eps", "delta", "log_delta", "eps_amplified",
-"delta_amplified"}, ...], ...}``.
+"delta_amplified"}, ...], ...}``. ``plot aligned``: the aligned privacy profile (ε'/ε,
+δ'(ε') − δ(ε)) of MUST Definition 5 for the chosen schemes over a range of base ε, on the shaded
+regions strong / weak / dilution.
 """
 
 from __future__ import annotations
@@ -18,23 +22,30 @@ import math
 
 import numpy as np
 
+from ..display import num, num_up
 from ..errors import InvalidParameterError
 from ._common import (
-    add_image_out,
+    SAMPLINGS,
+    add_eps_grid_options,
+    add_json,
     add_mechanism_options,
+    add_plot_outputs,
     add_sampling_options,
+    add_size_options,
+    build_mechanism,
     build_scheme,
     describe_mechanism,
     describe_scheme,
     emit_json,
+    eps_grid,
     group_of,
-    num,
-    num_up,
     profile_for,
+    short_description,
+    stage_one_size,
     table,
 )
 
-__all__ = ["add_plot_profile", "add_profile"]
+__all__ = ["add_plot_aligned", "add_plot_profile", "add_profile"]
 
 #: Parameter names of this module's commands -> options (the shared ones are in ``_common``).
 OPTION_NAMES: dict[str, str] = {}
@@ -47,7 +58,7 @@ def add_profile(sub) -> None:
     add_sampling_options(prof)
     prof.add_argument("--eps", type=float, nargs="+", required=True,
                       help="epsilon values (>= 0)")
-    prof.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(prof)
     prof.set_defaults(func=_cmd_profile)
 
 
@@ -58,8 +69,7 @@ def add_plot_profile(plot_sub) -> None:
     add_sampling_options(pprof)
     pprof.add_argument("--eps-max", type=float, default=5.0, dest="eps_max",
                        help="largest epsilon on the plot (default 5)")
-    add_image_out(pprof)
-    pprof.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pprof)
     pprof.set_defaults(func=_cmd_plot_profile)
 
 
@@ -147,4 +157,62 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
         emit_json({"out": args.out})
     else:
         print(f"wrote {args.out}")
+    return 0
+
+
+def add_plot_aligned(plot_sub) -> None:
+    """Add ``privamp plot aligned``."""
+    pa = plot_sub.add_parser("aligned", help="aligned privacy profiles (MUST Figure 4) of "
+                                             "several sampling schemes")
+    add_mechanism_options(pa)
+    add_size_options(pa)
+    pa.add_argument("--schemes", nargs="+", default=["wor", "wr", "must-ow", "must-ww"],
+                    choices=SAMPLINGS[1:], help="sampling schemes (default wor wr must-ow "
+                                                "must-ww)")
+    pa.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
+                    dest="group_privacy", help="group profiles (default white-box)")
+    add_eps_grid_options(pa, 0.01, 6.0, 600, what="base epsilon", points_help="grid points")
+    add_plot_outputs(pa)
+    pa.set_defaults(func=_cmd_plot_aligned)
+
+
+def _cmd_plot_aligned(args: argparse.Namespace) -> int:
+    from ..amplification.subsampling import amplify
+    from ..amplification.tightness import aligned_profile
+    from ..plots import aligned_panel, plot_panels, save_figure
+
+    eps = eps_grid(args, "(0, inf)")
+    b = stage_one_size(args)
+    schemes = {name: build_scheme(argparse.Namespace(  # every size checked before computing
+        sampling=name, rate=args.m / args.n, n=args.n if name != "poisson" else None, b=b,
+        m=args.m)) for name in args.schemes}
+    aligned, rows = {}, []
+    for name, scheme in schemes.items():
+        mech = build_mechanism(args, scheme.base_relation(scheme.natural_relation))
+        a = aligned_profile(amplify(mech, scheme, group_privacy=args.group_privacy), eps)
+        aligned[f"{name} ({scheme.natural_relation.value})"] = a
+        rows.append({"scheme": name, "relation": scheme.natural_relation.value,
+                     "eta": float(scheme.eta),
+                     **{k: a.fraction(k) for k in ("strong", "weak-I", "weak-II",
+                                                   "dilution")}})
+    sizes = f"n={args.n}, m={args.m}" + (f", b={b}" if any(s.startswith("must")
+                                                          for s in args.schemes) else "")
+    title = f"Aligned privacy profiles: {short_description(mech)}"
+    fig = plot_panels([aligned_panel(aligned, title)],
+                      panel_size=(8.0, 5.4),
+                      footnote=f"{sizes}; base ε = {num(eps[0])} … {num(eps[-1])} "
+                               f"({eps.size} points); group privacy: "
+                               f"{args.group_privacy or 'white-box where available'}. Regions: "
+                               "MUST Definition 5 (corrected from its Figure 3).")
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "mechanism": describe_mechanism(mech), "n": args.n,
+                   "m": args.m, "b": b, "eps_min": float(eps[0]), "eps_max": float(eps[-1]),
+                   "schemes": rows})
+        return 0
+    print(table(["scheme", "eta", "strong", "weak-I", "weak-II", "dilution"],
+                [[r["scheme"], num_up(r["eta"])] + [f"{100 * r[k]:.0f}%" for k in
+                                                 ("strong", "weak-I", "weak-II", "dilution")]
+                 for r in rows]))
+    print(f"wrote {args.out}")
     return 0

@@ -18,17 +18,17 @@ import sys
 
 import numpy as np
 
+from ..display import num, num_up
 from ..rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
 from ._common import (
     CliError,
-    add_image_out,
+    add_json,
     add_mechanism_options,
+    add_plot_outputs,
     build_mechanism,
     describe_mechanism,
     emit_json,
     int_in,
-    num,
-    num_up,
     table,
 )
 
@@ -72,7 +72,7 @@ def add_rdp(sub) -> None:
                         "finite orders up to 1e6: the subsampled bounds cost about one term "
                         "per unit of order; --method lower: orders >= 2); default: 200 orders "
                         "from 1.01 to 1e4 and inf")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_rdp)
 
 
@@ -85,8 +85,7 @@ def add_plot_rdp(plot_sub) -> None:
     pp.add_argument("--scale", type=float, default=0.5, help="Laplace scale b (default 0.5)")
     pp.add_argument("--max-order", type=float, default=4096.0, dest="max_order",
                     help="largest order plotted (default 4096)")
-    add_image_out(pp)
-    pp.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pp)
     pp.set_defaults(func=_cmd_plot_rdp)
 
 

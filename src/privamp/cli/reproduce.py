@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._common import emit_json, table
+from ._common import add_json, emit_json, table
 
 __all__ = ["add_reproduce"]
 
@@ -49,7 +49,7 @@ def add_reproduce(sub) -> None:
                    help="data file of the artifacts that read one: the MUST authors' "
                         "preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv) for "
                         "must-table8-metrics and must-figS4; without it 'all' skips them")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_reproduce)
 
 

@@ -20,14 +20,15 @@ import argparse
 import math
 import sys
 
+from ..display import num
 from ..errors import InvalidParameterError
 from ._common import (
     CliError,
     Progress,
-    add_image_out,
+    add_json,
+    add_plot_outputs,
     emit_json,
     int_in,
-    num,
     writable_file,
 )
 
@@ -66,7 +67,7 @@ def add_sweep(sub) -> None:
                    help="replace an existing table and discard the parts of another sweep")
     p.add_argument("--connect-timeout", type=float, default=10.0, dest="connect_timeout",
                    help="seconds to wait for a remote scheduler (default 10)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_sweep)
 
 
@@ -87,8 +88,7 @@ def add_plot_sweep(plot_sub) -> None:
     ps.add_argument("--logy", choices=("auto", "yes", "no"), default="auto",
                     help="logarithmic y axis (default: auto)")
     ps.add_argument("--title", default=None, help="figure title")
-    add_image_out(ps)
-    ps.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(ps)
     ps.set_defaults(func=_cmd_plot_sweep)
 
 

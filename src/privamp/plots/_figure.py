@@ -219,6 +219,18 @@ def draw_panel(ax, panel: Panel) -> None:
             ax.legend(frameon=False, fontsize="small", loc=panel.legend)
 
 
+def finish_grid(fig, axes, used: int, suptitle: str | None, footnote: str | None):
+    """Hide the axes of a grid beyond the first ``used``, add the title and the (wrapped) note;
+    returns the figure."""
+    for ax in list(axes.flat)[used:]:
+        ax.set_visible(False)
+    if suptitle:
+        fig.suptitle(suptitle)
+    if footnote:
+        write_note(fig, footnote)
+    return fig
+
+
 def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
                 suptitle: str | None = None, footnote: str | None = None,
                 panel_size: tuple[float, float] = (5.6, 4.2)):
@@ -242,10 +254,4 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
                                       panel_size[1] * nrows + note_height(footnote)))
     for ax, panel in zip(axes.flat, panels, strict=False):
         draw_panel(ax, panel)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    if suptitle:
-        fig.suptitle(suptitle)
-    if footnote:
-        write_note(fig, footnote)
-    return fig
+    return finish_grid(fig, axes, n, suptitle, footnote)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._figure import note_height, pyplot, wrap_note, write_note
+from ._figure import finish_grid, note_height, pyplot, wrap_note
 
 __all__ = ["STATUS_COLOURS", "plot_contours", "plot_lattice", "plot_surfaces", "plot_table"]
 
@@ -114,13 +114,7 @@ def plot_contours(grids: Sequence[dict[str, Any]], *, ncols: int = 3,
         ax.set_xlabel(g["xlabel"])
         ax.set_ylabel(g["ylabel"])
         ax.set_title(g["title"], fontsize="medium")
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    if suptitle:
-        fig.suptitle(suptitle)
-    if footnote:
-        write_note(fig, footnote)
-    return fig
+    return finish_grid(fig, axes, n, suptitle, footnote)
 
 
 def plot_surfaces(grids: Sequence[dict[str, Any]], *, ncols: int = 2,
