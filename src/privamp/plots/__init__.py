@@ -16,6 +16,9 @@ import numpy as np
 
 from ..profiles import PrivacyProfile
 from ._figure import (
+    LINE_STYLES as LINE_STYLES,  # re-exported: the style cycle of every figure
+)
+from ._figure import (
     Curve,
     Panel,
     draw_panel,
