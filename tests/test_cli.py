@@ -128,7 +128,7 @@ def test_shared_cli_contract_checker_passes():
 
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_text_output_rounds_bounds_to_the_safe_side(x):
-    from privamp._cli_common import num, num_down, num_up
+    from privamp.cli._common import num, num_down, num_up
 
     up, down = num_up(x), num_down(x)
     assert float(up) >= x and float(down) <= x

@@ -162,9 +162,9 @@ def test_calibrated_integers_and_errors():
 
 
 def test_cli_names_are_the_display_functions():
-    from privamp import _cli_common
+    from privamp.cli import _common
 
-    assert _cli_common.num_up is display.num_up and _cli_common.num_down is display.num_down
-    assert _cli_common.num is display.num
+    assert _common.num_up is display.num_up and _common.num_down is display.num_down
+    assert _common.num is display.num
     assert display.num_up(25.57333778) == "25.5734" and display.num(25.57333778) == "25.5733"
     assert display.num_down(1.8273698303) == "1.82736"

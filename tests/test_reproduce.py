@@ -34,7 +34,7 @@ EXPECTED = {
     "must-table1", "must-table2", "must-table3", "must-table4", "must-table6", "must-table8",
     "must-table9", "must-table10", "must-fig3", "must-fig4", "must-fig5", "must-figS1",
     "must-figS2", "must-figS3",
-    # the utility experiments (must2023_experiments); the last two read the Adult data
+    # the utility experiments (reproduce/must2023/experiments.py); the last two read the Adult data
     "must-table5", "must-table6-rmse", "must-table7", "must-fig6",
     "must-table8-metrics", "must-figS4",
 }

@@ -214,7 +214,7 @@ def calibrated(x: float, safe: str, digits: int = 6, *, notation: str = "g") -> 
     return _directed(x, digits, notation, up=direction == "up")
 
 
-# the command line's historical names (privamp._cli_common re-exports them)
+# the command line's historical names (privamp.cli._common re-exports them)
 
 
 def num(x: float) -> str:

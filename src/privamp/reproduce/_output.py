@@ -170,7 +170,7 @@ def write_table_png(ctx: Context, artifact_id: str, title: str, columns: Sequenc
     """The regenerated table as an image: ``rows`` are ``(label, texts, statuses)``; a status
     colours its cell (green agrees, yellow rounding / Monte Carlo, orange erratum, grey not
     compared, red disagrees, white: no printed value)."""
-    from .._plots_reproduce import plot_table
+    from ..plots.reproduce import plot_table
 
     fig = plot_table(title, columns, rows, footnote=footnote, col_width=col_width,
                      first_width=first_width)

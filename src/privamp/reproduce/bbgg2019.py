@@ -81,8 +81,8 @@ def theorem8_curves(epsilons, sensitivity: float = 1.0, radius: float = 1.0,
           title="mean squared error of the Ornstein–Uhlenbeck mechanism against the Gaussian "
                 "mechanism with the same RDP")
 def theorem8(ctx: Context) -> Result:
-    from .._plots_post import ou_mse_panels
     from ..amplification.diffusion import ou_gaussian_mse, ou_parameters
+    from ..plots.post import ou_mse_panels
 
     art = "bbgg-thm8"
     epsilons = (0.1, 0.5, 1.0, 4.0)
@@ -236,8 +236,8 @@ _CONDITION_LABELS = {"ultra_mixing": "γ-ultra-mixing", "doeblin": "γ-Doeblin",
           title="implications between the uniform mixing conditions, verified on random "
                 "kernels")
 def figure1(ctx: Context) -> Result:
-    from .._plots_reproduce import plot_lattice
     from ..amplification.mixing import Dobrushin, Doeblin, EpsDobrushin, UltraMixing, implies
+    from ..plots.reproduce import plot_lattice
     from ._output import _png
 
     art = "bbgg-fig1"

@@ -318,7 +318,7 @@ _BM_FOOT = ("n = 1000, ε = 1, Δ/σ = 1, m = 100 … 150, b = 150 … 200 (the 
 @register("must-fig5", paper=PAPER, kind="figure", label="Figure 5",
           title="contours of η and δ' − δ over (b, m) for MUST.OW and MUST.WW")
 def figure5(ctx: Context) -> Result:
-    from ..._plots_reproduce import plot_contours
+    from ...plots.reproduce import plot_contours
     from .._output import _png
 
     art = "must-fig5"
@@ -343,7 +343,7 @@ def figure5(ctx: Context) -> Result:
 @register("must-figS1", paper=PAPER, kind="figure", label="Figure S1",
           title="3-D surfaces of η and δ' − δ over (b, m) for MUST.OW and MUST.WW")
 def figure_s1(ctx: Context) -> Result:
-    from ..._plots_reproduce import plot_surfaces
+    from ...plots.reproduce import plot_surfaces
     from .._output import _png
 
     art = "must-figS1"

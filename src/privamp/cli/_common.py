@@ -1,6 +1,6 @@
 """Shared machinery of the command line: one-line errors, JSON/table output, common options.
 
-Every command module (``cli.py`` and the ``_cli_*.py`` modules of each feature area) builds on
+Every command module (``privamp.cli`` and its modules, one per feature area) builds on
 these, so the contract — exactly one JSON object with ``--json``, exit status 2 and a one-line
 message naming the option for bad input — is implemented once.
 """
@@ -14,20 +14,21 @@ import math
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ._validation import Interval, check_int, check_real
+from .._validation import Interval, check_int, check_real
 
 # numbers in text output: the directed rounding of privamp.display (re-exported here)
-from .display import num, num_down, num_up  # noqa: F401
-from .errors import InvalidParameterError, MissingDependencyError, format_value
-from .mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
-from .profiles import GroupPrivacy, PrivacyProfile
-from .relations import NeighbouringRelation
+from ..display import num, num_down, num_up  # noqa: F401
+from ..errors import InvalidParameterError, MissingDependencyError, format_value
+from ..mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
+from ..profiles import GroupPrivacy, PrivacyProfile
+from ..relations import NeighbouringRelation
 
 #: Python parameter names -> command-line options, for error messages.
 OPTION_NAMES = {
@@ -40,7 +41,9 @@ OPTION_NAMES = {
     "relation": "--relation",
     "k": "--group-size",
     "group_privacy": "--group-privacy",
+    "eps_min": "--eps-min",
     "eps_max": "--eps-max",
+    "points": "--points",
     "rate": "--rate",
     "n": "--n",
     "m": "--m",
@@ -150,6 +153,17 @@ def add_image_out(p: argparse.ArgumentParser) -> None:
                         + ", ".join(IMAGE_FORMATS))
 
 
+def add_json(p: argparse.ArgumentParser) -> None:
+    """``--json``, which every command has."""
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def add_plot_outputs(p: argparse.ArgumentParser) -> None:
+    """``--out FILE`` and ``--json`` of a plot command."""
+    add_image_out(p)
+    add_json(p)
+
+
 
 # ---------------------------------------------------------------------------------------------
 # option groups shared by commands
@@ -193,9 +207,48 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
                    help="report the profile for groups of this many records (default 1)")
 
 
+def add_size_options(p: argparse.ArgumentParser) -> None:
+    """``--n``, ``--m`` and ``--b`` of a plot comparing several schemes (``--schemes``) on one
+    dataset; Poisson runs at rate m/n (see :func:`stage_one_size`)."""
+    p.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
+    p.add_argument("--m", type=int_in("[1, inf)"), required=True,
+                   help="subsample size (Poisson rate m/n)")
+    p.add_argument("--b", type=int_in("[1, inf)"), default=None,
+                   help="MUST stage-I size (must-* schemes; default n/2)")
+
+
+def stage_one_size(args: argparse.Namespace) -> int:
+    """``--b`` of :func:`add_size_options` (default n/2), once Poisson's rate m/n is checked."""
+    if "poisson" in args.schemes and args.m > args.n:
+        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
+                       f"m/n); got {args.m}")
+    return args.b if args.b is not None else max(1, args.n // 2)
+
+
+def add_eps_grid_options(p: argparse.ArgumentParser, low: float, high: float, points: int, *,
+                         what: str, points_help: str) -> None:
+    """``--eps-min``, ``--eps-max`` and ``--points`` of a plot over a grid of ε (defaults
+    ``low``, ``high``, ``points``; see :func:`eps_grid`)."""
+    p.add_argument("--eps-min", type=float, default=low, dest="eps_min",
+                   help=f"smallest {what} (default {low:g})")
+    p.add_argument("--eps-max", type=float, default=high, dest="eps_max",
+                   help=f"largest {what} (default {high:g})")
+    p.add_argument("--points", type=int_in("[2, 100000]"), default=points,
+                   help=f"{points_help}, 2 to 100000 (default {points})")
+
+
+def eps_grid(args: argparse.Namespace, low: str) -> np.ndarray:
+    """The ε grid of :func:`add_eps_grid_options`; ``--eps-min`` in the interval ``low``."""
+    lo = check_real("eps_min", args.eps_min, low)
+    hi = check_real("eps_max", args.eps_max, "(0, inf)")
+    if hi <= lo:
+        raise CliError(f"--eps-max ({num(hi)}) must be larger than --eps-min ({num(lo)})")
+    return np.linspace(lo, hi, args.points)  # --points: 2 to 100000 (checked while parsing)
+
+
 def build_scheme(args: argparse.Namespace):
     """The sampling scheme named by ``--sampling`` (``None`` for ``none``)."""
-    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     kind = getattr(args, "sampling", "none")
     if kind == "none":
@@ -360,6 +413,16 @@ def describe_mechanism(mech: Mechanism) -> dict[str, Any]:
     return out
 
 
+def short_description(mech: Mechanism) -> str:
+    """A short description of a mechanism for a plot title."""
+    d = describe_mechanism(mech)
+    if d["name"] == "gaussian":
+        return f"Gaussian mechanism σ = {num(d['sigma'])}, Δ = {num(d['sensitivity'])}"
+    if d["name"] == "laplace":
+        return f"Laplace mechanism b = {num(d['scale'])}, Δ = {num(d['sensitivity'])}"
+    return f"randomized response p = {num(d['p'])}"
+
+
 def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
     """The (possibly subsampled) profile described by the mechanism and sampling options.
 
@@ -367,20 +430,36 @@ def profile_for(args: argparse.Namespace) -> tuple[Mechanism, PrivacyProfile]:
     sampling: the amplified profile of :func:`privamp.amplification.subsampling.amplify`, the
     mechanism being built under the relation the theorem needs for it.
     """
-    from .amplification.subsampling import amplify
+    from ..amplification.subsampling import amplify
 
-    scheme = build_scheme(args)
     method = None if args.group_privacy is None else GroupPrivacy.parse(args.group_privacy)
+    mech, scheme, outer = build_event(args)
     if scheme is None:
-        mech = build_mechanism(args)
         profile = mech.profile()
         if args.group_size != 1 or args.group_privacy is not None:
             profile = profile.group(args.group_size, method)
         return mech, profile
+    return mech, amplify(mech, scheme, outer, method)
+
+
+def build_event(args: argparse.Namespace, scheme=None):
+    """The mechanism (under the relation the scheme needs), the scheme and the outer relation
+    described by the options (``scheme``, when given, instead of ``--sampling``)."""
+    scheme = build_scheme(args) if scheme is None else scheme
+    if scheme is None:
+        outer = NeighbouringRelation.parse(args.relation or "add-remove")
+        return build_mechanism(args, outer), None, outer
     outer = (scheme.natural_relation if args.relation is None
              else NeighbouringRelation.parse(args.relation))
-    mech = build_mechanism(args, scheme.base_relation(outer))
-    return mech, amplify(mech, scheme, outer, method)
+    return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
+
+
+def composition_group_privacy(args: argparse.Namespace):
+    """``--group-privacy`` of a composition command, which refuses ``--group-size``."""
+    if args.group_size != 1:
+        raise CliError("--group-size is not used by this command (composition is per record; "
+                       "use --group-privacy to choose how group profiles enter WR/MUST)")
+    return args.group_privacy
 
 
 def group_of(profile: PrivacyProfile, args: argparse.Namespace) -> PrivacyProfile:
@@ -432,3 +511,64 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
     return "\n".join(out)
+
+
+class Progress:
+    """One line of progress on stderr, redrawn in place; shown only on a terminal and never
+    with ``--json`` (``enabled=False``), where stdout holds one JSON object and stderr nothing.
+
+    Three forms, one per kind of work:
+
+    * ``progress.stage(text)``: a named stage, the number of stages so far and the time
+      (accounting queries and calibrations);
+    * ``progress(done, total, label)``: a bar with a label and the time (the experiments);
+    * ``progress(done, total)``: a bar with the rate and the time left, counted from the first
+      report (sweeps, which may resume half done).
+
+    ``done()`` blanks the line if anything was drawn.
+    """
+
+    #: Characters blanked by :meth:`done`: enough for the longest line of each form.
+    BLANK = {"stage": 70, "label": 80, "rate": 78}
+    WIDTH = 30  # of the bar
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.count = 0  # stages drawn
+        self.first: int | None = None  # the first ``done`` of a rate bar
+        self.drawn: str | None = None  # the form last drawn
+
+    def _write(self, form: str, line: str) -> None:
+        sys.stderr.write("\r  " + line)
+        sys.stderr.flush()
+        self.drawn = form
+
+    def stage(self, text: str) -> None:
+        if not self.enabled:
+            return
+        self.count += 1
+        elapsed = time.perf_counter() - self.start
+        self._write("stage", f"{text:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
+
+    def __call__(self, done: int, total: int, label: str | None = None) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        filled = int(self.WIDTH * done / max(total, 1))
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        if label is not None:
+            self._write("label", f"{label:<24.24} [{bar}] {done}/{total} {elapsed:6.1f} s")
+            return
+        if self.first is None:
+            self.first = done
+        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
+        left = (total - done) / rate if rate > 0 else math.inf
+        eta = f"ETA {left:5.0f} s" if math.isfinite(left) else "ETA     ?"
+        self._write("rate", f"[{bar}] {done:,}/{total:,} {100 * done / max(total, 1):5.1f} %  "
+                            f"{rate:7.1f}/s  {eta}")
+
+    def done(self) -> None:
+        if self.drawn is not None:
+            sys.stderr.write("\r" + " " * self.BLANK[self.drawn] + "\r")
+            sys.stderr.flush()

@@ -19,28 +19,30 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 
-from ._cli_common import (
+from ..display import num
+from ..errors import InvalidParameterError
+from ._common import (
     CliError,
-    add_image_out,
+    Progress,
+    add_json,
+    add_plot_outputs,
     emit_json,
     int_in,
-    num,
-    register_option_names,
     writable_file,
 )
-from .errors import InvalidParameterError
 
-__all__ = ["register"]
+__all__ = ["add_plot_sweep", "add_sweep"]
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``sweep`` to the command parsers and ``sweep`` to the plot parsers."""
-    register_option_names({"scheduler": "--scheduler", "workers": "--workers",
-                           "out": "--out", "chunk_size": "--chunk-size",
-                           "connect_timeout": "--connect-timeout", "format": "--format",
-                           "results": "RESULTS"})
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {"scheduler": "--scheduler", "workers": "--workers", "out": "--out",
+                "chunk_size": "--chunk-size", "connect_timeout": "--connect-timeout",
+                "format": "--format", "results": "RESULTS"}
+
+
+def add_sweep(sub) -> None:
+    """Add ``privamp sweep``."""
     p = sub.add_parser("sweep", help="evaluate a grid of configurations on Dask (needs the "
                                      "'dask' extra)")
     p.add_argument("grid", metavar="GRID.toml",
@@ -65,9 +67,12 @@ def register(sub, plot_sub) -> None:
                    help="replace an existing table and discard the parts of another sweep")
     p.add_argument("--connect-timeout", type=float, default=10.0, dest="connect_timeout",
                    help="seconds to wait for a remote scheduler (default 10)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_sweep)
 
+
+def add_plot_sweep(plot_sub) -> None:
+    """Add ``privamp plot sweep``."""
     ps = plot_sub.add_parser("sweep", help="plot a column of a sweep table against another")
     ps.add_argument("results", metavar="RESULTS", help="table written by privamp sweep")
     ps.add_argument("--x", required=True, help="column on the x axis (e.g. steps)")
@@ -83,8 +88,7 @@ def register(sub, plot_sub) -> None:
     ps.add_argument("--logy", choices=("auto", "yes", "no"), default="auto",
                     help="logarithmic y axis (default: auto)")
     ps.add_argument("--title", default=None, help="figure title")
-    add_image_out(ps)
-    ps.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(ps)
     ps.set_defaults(func=_cmd_plot_sweep)
 
 
@@ -94,35 +98,6 @@ def _table_path(text: str) -> str:
     return text
 
 
-class _Bar:
-    """A progress bar on stderr, only on a terminal and never with --json."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.first: int | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self.first is None:
-            self.first = done
-        elapsed = time.perf_counter() - self.start
-        rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
-        left = (total - done) / rate if rate > 0 else math.inf
-        width = 30
-        filled = int(width * done / max(total, 1))
-        eta = f"ETA {left:5.0f} s" if math.isfinite(left) else "ETA     ?"
-        sys.stderr.write(f"\r  [{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} "
-                         f"{100 * done / max(total, 1):5.1f} %  {rate:7.1f}/s  {eta}")
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.enabled and self.first is not None:
-            sys.stderr.write("\r" + " " * 78 + "\r")
-            sys.stderr.flush()
-
-
 def _grid_error(path: str, exc: InvalidParameterError) -> CliError:
     if exc.parameter == "grid":
         return CliError(f"{exc.render('the grid file')}")
@@ -130,15 +105,15 @@ def _grid_error(path: str, exc: InvalidParameterError) -> CliError:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import read_grid
+    from ..sweep import read_grid
 
     try:
         configs = read_grid(args.grid)
     except InvalidParameterError as exc:
         raise _grid_error(args.grid, exc) from None
-    from .sweep.runner import run_sweep
+    from ..sweep.runner import run_sweep
 
-    bar = _Bar(not args.json)
+    bar = Progress(not args.json)
     try:
         summary = run_sweep(configs, args.out, scheduler=args.scheduler, workers=args.workers,
                             fmt=args.fmt, reuse=args.reuse, chunk_size=args.chunk_size,
@@ -196,9 +171,9 @@ def _matches(value, text: str) -> bool:
 
 
 def _cmd_plot_sweep(args: argparse.Namespace) -> int:
-    from ._plots_sweep import plot_sweep
-    from .plots import save_figure
-    from .sweep.table import read_table
+    from ..plots import save_figure
+    from ..plots.sweep import plot_sweep
+    from ..sweep.table import read_table
 
     table = read_table(args.results, args.fmt)
     columns = table.column_names

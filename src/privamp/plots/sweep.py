@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .plots import _pyplot
+from ._figure import pyplot
 
 __all__ = ["plot_sweep"]
 
@@ -37,7 +37,7 @@ def plot_sweep(rows: Sequence[dict[str, Any]], *, x: str, y: str, hue: Sequence[
     ``hue`` columns; returns the figure. With ``band`` and a ``<y>_lower`` column, the certified
     bracket is shaded. ``logx``/``logy``: log axes (default: when positive values span more
     than a factor 50)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     lines: dict[tuple, list[dict]] = {}
     for row in rows:

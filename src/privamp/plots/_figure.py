@@ -1,7 +1,7 @@
-"""Plots of computed privacy objects (matplotlib, behind the ``plots`` extra).
+"""The drawing machinery shared by every plot of privamp: the matplotlib loader, labelled
+:class:`Curve` objects on :class:`Panel` axes drawn in one style, and figure notes.
 
-This module draws what the library computed; it never computes privacy itself beyond evaluating
-the objects it is given on a grid.
+Internal to :mod:`privamp.plots`, which re-exports the public names.
 """
 
 from __future__ import annotations
@@ -12,22 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidParameterError, MissingDependencyError
-from .profiles import PrivacyProfile
-
-__all__ = [
-    "Curve",
-    "Panel",
-    "aligned_panel",
-    "draw_panel",
-    "plot_composition",
-    "plot_panels",
-    "plot_profiles",
-    "save_figure",
-]
+from ..errors import InvalidParameterError, MissingDependencyError
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (files only), or :class:`MissingDependencyError`
+    naming the ``plots`` extra."""
     try:
         import matplotlib
 
@@ -38,94 +28,9 @@ def _pyplot():
     return plt
 
 
-def plot_profiles(
-    curves: Sequence[tuple[str, PrivacyProfile]],
-    eps: Any,
-    *,
-    log_scale: bool = True,
-    title: str | None = None,
-    ax: Any = None,
-):
-    """Plot δ(ε) for several labelled profiles on one set of axes; returns the figure.
-
-    With ``log_scale`` the δ axis is logarithmic (profiles span many decades); points where
-    δ = 0 are not drawn, and a profile that reaches 0 gets a marker at its pure ε. When every
-    δ is 0 (a perfectly private mechanism) the axis is linear instead.
-    """
-    plt = _pyplot()
-    eps = np.asarray(eps, dtype=float)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.0, 4.5), layout="constrained")
-    else:
-        fig = ax.figure
-    styles = ("-", "--", "-.", ":")  # coinciding curves stay visible
-    deltas = [np.asarray(profile.delta(eps), dtype=float) for _, profile in curves]
-    log_scale = log_scale and any(np.any(d > 0) for d in deltas)  # nothing to log-scale
-    for i, ((label, profile), delta) in enumerate(zip(curves, deltas, strict=True)):
-        shown = np.where(delta > 0, delta, np.nan) if log_scale else delta
-        (line,) = ax.plot(eps, shown, label=label, linewidth=1.8,
-                          linestyle=styles[(i // 10 + i) % len(styles)] if i else "-")
-        pure = profile.pure_epsilon
-        if np.isfinite(pure) and eps.min() <= pure <= eps.max() and log_scale:
-            ax.axvline(pure, color=line.get_color(), linestyle=":", linewidth=1.0)
-    if log_scale:
-        ax.set_yscale("log")
-    ax.set_xlabel("ε")
-    ax.set_ylabel("δ(ε)")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(frameon=False)
-    if title:
-        ax.set_title(title)
-    return fig
-
-
-def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: str = "",
-                     caption: str = "", yscale: str = "auto"):
-    """ε against the number of steps: ``curves`` are dicts with ``label``, ``steps``,
-    ``epsilon`` (certified upper ends) and optionally ``epsilon_lower`` and ``accountant``
-    (``"rdp"`` curves are dashed). ``caption`` (what is compared, under which relation and
-    sensitivity) is written under the axes; ``yscale`` is ``"linear"``, ``"log"`` or ``"auto"``
-    (log when the certified ε span a factor 20 or more). Returns the figure."""
-    plt = _pyplot()
-    width = 9.5  # the legend goes right of the axes: the curves span the whole height
-    if caption:
-        caption = wrap_note(caption, width)
-    lines = caption.count("\n") + 1 if caption else 0
-    fig, ax = plt.subplots(figsize=(width, 4.5 + 0.2 * lines), layout="constrained")
-    tops = []
-    for c in curves:
-        style = "--" if c.get("accountant") == "rdp" else "-"
-        line, = ax.plot(c["steps"], c["epsilon"], style, marker="o", ms=3, label=c["label"])
-        tops += [float(v) for v in c["epsilon"] if v is not None]
-        lower = c.get("epsilon_lower")
-        if lower is not None and all(v is not None for v in lower):
-            ax.fill_between(c["steps"], lower, c["epsilon"], color=line.get_color(), alpha=0.25)
-    ax.set_xscale("log")
-    positive = [v for v in tops if v > 0 and np.isfinite(v)]
-    if yscale == "log" or (yscale == "auto" and positive
-                           and max(positive) >= 20 * min(positive)):
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-        ax.set_yscale("log")  # ticks at 1, 2, 5 × 10^k, written plainly (0.5, 2, 20)
-        ax.yaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("steps")
-    ax.set_ylabel(f"certified ε at δ = {delta:g}")
-    if title:
-        ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    if caption:
-        fig.text(0.01, 0.005, caption, ha="left", va="bottom", fontsize="small", color="0.25")
-        bottom = (0.2 * lines + 0.08) / fig.get_figheight()
-        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    return fig
-
-
 def save_figure(fig, path: str, *, dpi: int = 150) -> None:
     """Write a figure to ``path`` (format from the extension) and close it."""
-    plt = _pyplot()
+    plt = pyplot()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
@@ -203,6 +108,20 @@ def wrap_note(text: str, width_inches: float, font_inches: float = 0.068) -> str
 
     chars = max(40, int(width_inches / font_inches))
     return "\n".join(textwrap.fill(line, chars) for line in text.split("\n"))
+
+
+def note_height(note: str | None, pad: float = 0.1) -> float:
+    """The height in inches that a (wrapped) note under the panels takes, plus ``pad``; 0
+    without a note."""
+    return 0.2 * (note.count("\n") + 1) + pad if note else 0.0
+
+
+def write_note(fig, note: str) -> None:
+    """Write a (wrapped) note at the bottom left of a constrained-layout figure and keep the
+    axes above it."""
+    fig.text(0.01, 0.005, note, ha="left", va="bottom", fontsize="small", color="0.25")
+    bottom = note_height(note, 0.08) / fig.get_figheight()
+    fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
 
 
 def _draw_quadrants(ax) -> None:
@@ -300,6 +219,18 @@ def draw_panel(ax, panel: Panel) -> None:
             ax.legend(frameon=False, fontsize="small", loc=panel.legend)
 
 
+def finish_grid(fig, axes, used: int, suptitle: str | None, footnote: str | None):
+    """Hide the axes of a grid beyond the first ``used``, add the title and the (wrapped) note;
+    returns the figure."""
+    for ax in list(axes.flat)[used:]:
+        ax.set_visible(False)
+    if suptitle:
+        fig.suptitle(suptitle)
+    if footnote:
+        write_note(fig, footnote)
+    return fig
+
+
 def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
                 suptitle: str | None = None, footnote: str | None = None,
                 panel_size: tuple[float, float] = (5.6, 4.2)):
@@ -310,7 +241,7 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
     >>> [ax.get_title() for ax in fig.axes]
     ['t']
     """
-    plt = _pyplot()
+    plt = pyplot()
     n = len(panels)
     if n == 0:
         raise InvalidParameterError("panels", "at least one Panel", panels)
@@ -319,38 +250,8 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
     if footnote:
         footnote = wrap_note(footnote, panel_size[0] * ncols)
     fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
-                             figsize=(panel_size[0] * ncols, panel_size[1] * nrows
-                                      + (0.2 * (footnote.count("\n") + 1) + 0.1
-                                         if footnote else 0.0)))
+                             figsize=(panel_size[0] * ncols,
+                                      panel_size[1] * nrows + note_height(footnote)))
     for ax, panel in zip(axes.flat, panels, strict=False):
         draw_panel(ax, panel)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    if suptitle:
-        fig.suptitle(suptitle)
-    if footnote:
-        lines = footnote.count("\n") + 1
-        height = fig.get_figheight()
-        fig.text(0.01, 0.005, footnote, ha="left", va="bottom", fontsize="small",
-                 color="0.25")
-        bottom = (0.2 * lines + 0.08) / height
-        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    return fig
-
-
-def aligned_panel(aligned: dict[str, Any], title: str, *, xlim=None, ylim=None,
-                  legend: str = "upper right") -> Panel:
-    """A panel of aligned privacy profiles (MUST Figure 4): for each label, the curve
-    ``(ε'/ε, δ' − δ)`` of an :class:`~privamp.amplification.tightness.AlignedProfile`, over the
-    shaded regions of Definition 5 (strong, weak type I/II, dilution)."""
-    curves = [Curve(label, a.eps_ratio, a.delta_difference) for label, a in aligned.items()]
-    if ylim is None:
-        top = max(float(np.max(np.abs(a.delta_difference))) for a in aligned.values())
-        ylim = (-1.1 * top, 1.1 * top) if top > 0 else (-1.0, 1.0)
-    if xlim is None:
-        lo = min(float(np.min(a.eps_ratio)) for a in aligned.values())
-        hi = max(float(np.max(a.eps_ratio)) for a in aligned.values())
-        pad = 0.05 * max(hi - lo, 1e-3)
-        xlim = (max(0.0, lo - pad), hi + pad)
-    return Panel(title, "ε'/ε  (amplified over base ε)", "δ'(ε') − δ(ε)", curves, xlim=xlim,
-                 ylim=ylim, quadrants=True, legend=legend)
+    return finish_grid(fig, axes, n, suptitle, footnote)

@@ -18,37 +18,39 @@ import sys
 
 import numpy as np
 
-from ._cli_common import (
+from ..display import num, num_up
+from ..rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
+from ._common import (
     CliError,
-    add_image_out,
+    add_json,
     add_mechanism_options,
+    add_plot_outputs,
     build_mechanism,
     describe_mechanism,
     emit_json,
     int_in,
-    num,
-    num_up,
-    register_option_names,
     table,
 )
-from .rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
 
-__all__ = ["register"]
+__all__ = ["add_plot_rdp", "add_rdp"]
 
 _NATURAL = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute"}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``rdp`` to the command parsers and ``rdp`` to the plot parsers."""
-    register_option_names({
-        "orders": "--orders",
-        "sampling_rate": "--rate",
-        "n": "--n",
-        "m": "--m",
-        "group_size": "--group-size",
-        "method": "--method",
-        "max_order": "--max-order",
-    })
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "orders": "--orders",
+    "sampling_rate": "--rate",
+    "n": "--n",
+    "m": "--m",
+    "group_size": "--group-size",
+    "method": "--method",
+    "max_order": "--max-order",
+}
+
+
+def add_rdp(sub) -> None:
+    """Add ``privamp rdp``."""
     p = sub.add_parser("rdp", help="Rényi-DP curve of a mechanism, optionally subsampled")
     add_mechanism_options(p)
     g = p.add_argument_group("sampling")
@@ -70,9 +72,12 @@ def register(sub, plot_sub) -> None:
                         "finite orders up to 1e6: the subsampled bounds cost about one term "
                         "per unit of order; --method lower: orders >= 2); default: 200 orders "
                         "from 1.01 to 1e4 and inf")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_rdp)
 
+
+def add_plot_rdp(plot_sub) -> None:
+    """Add ``privamp plot rdp``."""
     pp = plot_sub.add_parser("rdp", help="RDP of the subsampled Gaussian and Laplace mechanisms "
                                          "(the slides' panels)")
     pp.add_argument("--rate", type=float, default=0.001, help="sampling ratio (default 0.001)")
@@ -80,13 +85,12 @@ def register(sub, plot_sub) -> None:
     pp.add_argument("--scale", type=float, default=0.5, help="Laplace scale b (default 0.5)")
     pp.add_argument("--max-order", type=float, default=4096.0, dest="max_order",
                     help="largest order plotted (default 4096)")
-    add_image_out(pp)
-    pp.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pp)
     pp.set_defaults(func=_cmd_plot_rdp)
 
 
 def _check_sampling_options(args: argparse.Namespace) -> None:
-    # options that do not apply are refused by _cli_common.check_applicable
+    # options that do not apply are refused by _common.check_applicable
     if args.sampling == "poisson" and args.rate is None:
         raise CliError("--rate is required with --sampling poisson")
     if args.sampling == "wor" and (args.n is None or args.m is None):
@@ -140,14 +144,15 @@ def _cmd_rdp(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_rdp(args: argparse.Namespace) -> int:
-    from ._plots_rdp import plot_rdp_panels
-    from ._validation import check_real
-    from .plots import save_figure
+    from .._validation import check_real
+    from ..plots import save_figure
+    from ..plots.rdp import plot_rdp_panels
+    from ..reproduce.wang2019 import rdp_panels
 
     top = check_real("max_order", args.max_order, "[2, 1e5]")
     orders = np.unique(np.round(np.geomspace(2.0, top, 60)))
-    fig = plot_rdp_panels(sampling_rate=args.rate, sigma=args.sigma, scale=args.scale,
-                          orders=orders)
+    panels = rdp_panels(args.rate, args.sigma, args.scale, orders)
+    fig = plot_rdp_panels(panels, sampling_rate=args.rate)
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "sampling_rate": args.rate, "sigma": args.sigma,

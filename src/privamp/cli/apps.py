@@ -19,70 +19,35 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-from ._cli_common import (
-    CliError,
-    Parser,
-    emit_json,
-    int_in,
-    num,
-    num_down,
-    num_up,
-    register_option_names,
-    table,
-)
+from ..display import num, num_down, num_up
+from ._common import SAMPLINGS, CliError, Parser, Progress, add_json, emit_json, int_in, table
 
-__all__ = ["register"]
+__all__ = ["add_experiment"]
 
-_SCHEMES = ("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
-
-
-class _Bar:
-    """A progress bar on stderr: only on a terminal, never with --json."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.shown = False
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * done / max(total, 1))
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(f"\r  {label:<24.24} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} {elapsed:6.1f} s")
-        sys.stderr.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 80 + "\r")
-            sys.stderr.flush()
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "repeats": "--repeats",
+    "replicates": "--replicates",
+    "clip_norm": "--clip",
+    "learning_rate": "--learning-rate",
+    "step_epsilon": "--step-epsilon",
+    "step_delta": "--step-epsilon",
+    "target_epsilon": "--target-epsilon",
+    "noise_multiplier": "--noise-multiplier",
+    "data": "--data",
+    "draws": "--draws",
+    "bounds": "--bounds",
+    "confidence": "--confidence",
+    "scheme": "--scheme",
+    "steps": "--steps",
+    "delta": "--delta",
+    "rng": "--seed",
+}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``experiment`` with its four subcommands."""
-    register_option_names({
-        "repeats": "--repeats",
-        "replicates": "--replicates",
-        "clip_norm": "--clip",
-        "learning_rate": "--learning-rate",
-        "step_epsilon": "--step-epsilon",
-        "step_delta": "--step-epsilon",
-        "target_epsilon": "--target-epsilon",
-        "noise_multiplier": "--noise-multiplier",
-        "data": "--data",
-        "draws": "--draws",
-        "bounds": "--bounds",
-        "confidence": "--confidence",
-        "scheme": "--scheme",
-        "steps": "--steps",
-        "delta": "--delta",
-        "rng": "--seed",
-    })
+def add_experiment(sub) -> None:
+    """Add ``privamp experiment`` with its four subcommands."""
     exp = sub.add_parser("experiment", help="the MUST paper's utility and efficiency "
                                             "experiments, with correct sensitivities")
     exp_sub = exp.add_subparsers(dest="experiment", required=True, parser_class=Parser)
@@ -128,17 +93,17 @@ def register(sub, plot_sub) -> None:
                      help="MUST stage-I size (with --n, for must-* schemes)")
     eff.add_argument("--m", type=int_in("[1, inf)"), default=None,
                      help="subsample size (with --n)")
-    eff.add_argument("--schemes", nargs="+", choices=_SCHEMES, default=list(_SCHEMES),
+    eff.add_argument("--schemes", nargs="+", choices=SAMPLINGS[1:], default=list(SAMPLINGS[1:]),
                      help="schemes (default: all six)")
     eff.add_argument("--seed", type=int_in("[0, inf)"), default=0,
                      help="seed of the random generator (>= 0)")
     eff.add_argument("--quick", action="store_true", help="1000 draws (unless --draws)")
-    eff.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(eff)
     eff.set_defaults(func=_cmd_efficiency)
 
 
 def _scheme_options(p, *, n, m, b) -> None:
-    p.add_argument("--scheme", choices=_SCHEMES, default="poisson",
+    p.add_argument("--scheme", choices=SAMPLINGS[1:], default="poisson",
                    help="sampling scheme (default poisson, rate m/n)")
     if n is not None:
         p.add_argument("--n", type=int_in("[1, inf)"), default=n,
@@ -154,7 +119,7 @@ def _scheme_options(p, *, n, m, b) -> None:
     p.add_argument("--quick", action="store_true",
                    help="a small version (for CI): fewer repeats (and replicates), unless "
                         "given")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
 
 
 def _sgd_options(p, *, steps, clip, lr, repeats, quick, least) -> None:
@@ -198,10 +163,17 @@ def _noise(args) -> dict:
             "noise_multiplier": args.noise_multiplier}
 
 
-def _run(args, fn, *fn_args, **kwargs):
-    from .reproduce.must2023 import experiments
+def _sgd(args, repeats: int) -> dict:
+    """The DP-SGD arguments of the linear and logistic experiments."""
+    return {"steps": args.steps, "clip_norm": args.clip_norm,
+            "learning_rate": args.learning_rate, "delta": args.delta, "repeats": repeats,
+            "relation": args.relation, "seed": args.seed, **_noise(args)}
 
-    bar = _Bar(not args.json)
+
+def _run(args, fn, *fn_args, **kwargs):
+    from ..reproduce.must2023 import experiments
+
+    bar = Progress(not args.json)
     try:
         return getattr(experiments, fn)(*fn_args, progress=bar, **kwargs)
     finally:
@@ -276,11 +248,8 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
 
 
 def _cmd_linear(args: argparse.Namespace) -> int:
-    repeats = _size(args, "repeats", 200, 10)
     r = _run(args, "linear_experiment", args.scheme, n=args.n, **_stage_one(args), m=args.m,
-             steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
-             delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
-             **_noise(args))
+             **_sgd(args, _size(args, "repeats", 200, 10)))
     if args.json:
         emit_json(r)
         return 0
@@ -303,11 +272,8 @@ def _cmd_linear(args: argparse.Namespace) -> int:
 
 
 def _cmd_logistic(args: argparse.Namespace) -> int:
-    repeats = _size(args, "repeats", 5, 1)
     r = _run(args, "logistic_experiment", args.data, args.scheme, **_stage_one(args), m=args.m,
-             steps=args.steps, clip_norm=args.clip_norm, learning_rate=args.learning_rate,
-             delta=args.delta, repeats=repeats, relation=args.relation, seed=args.seed,
-             **_noise(args))
+             **_sgd(args, _size(args, "repeats", 5, 1)))
     if args.json:
         emit_json(r)
         return 0

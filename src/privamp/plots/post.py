@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .plots import Curve, Panel, plot_panels
+from ._figure import Curve, Panel, plot_panels
 
 __all__ = ["ou_mse_panels", "plot_ou_mse"]
 

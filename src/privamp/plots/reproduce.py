@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .plots import _pyplot, wrap_note
+from ._figure import finish_grid, note_height, pyplot, wrap_note
 
 __all__ = ["STATUS_COLOURS", "plot_contours", "plot_lattice", "plot_surfaces", "plot_table"]
 
@@ -40,7 +40,7 @@ def plot_table(title: str, columns: Sequence[str],
     """A table as a figure. ``rows``: ``(label, cell texts, cell statuses)``; a row whose label
     starts with ``"§"`` is a section heading spanning the table. Widths are in inches. Returns
     the figure."""
-    plt = _pyplot()
+    plt = pyplot()
     row_h, title_h, legend_h = 0.3, 0.55, 0.45
     table_w = first_width + col_width * len(columns)
     fig_w = max(table_w + 0.2, 6.5)
@@ -97,14 +97,13 @@ def plot_contours(grids: Sequence[dict[str, Any]], *, ncols: int = 3,
     """Filled contour panels with labelled contour lines. Each grid is a dict with ``x``,
     ``y`` (1-D), ``z`` (``len(y) × len(x)``), ``title``, ``xlabel``, ``ylabel``, ``zlabel``.
     Returns the figure."""
-    plt = _pyplot()
+    plt = pyplot()
     n = len(grids)
     nrows = -(-n // ncols)
     if footnote:
         footnote = wrap_note(footnote, 5.0 * ncols)
-    extra = 0.2 * (footnote.count("\n") + 1) + 0.1 if footnote else 0.0
     fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
-                             figsize=(5.0 * ncols, 4.2 * nrows + extra))
+                             figsize=(5.0 * ncols, 4.2 * nrows + note_height(footnote)))
     for ax, g in zip(axes.flat, grids, strict=False):
         x, y, z = (np.asarray(g[k], dtype=float) for k in ("x", "y", "z"))
         filled = ax.contourf(x, y, z, levels=14, cmap="viridis")
@@ -115,26 +114,18 @@ def plot_contours(grids: Sequence[dict[str, Any]], *, ncols: int = 3,
         ax.set_xlabel(g["xlabel"])
         ax.set_ylabel(g["ylabel"])
         ax.set_title(g["title"], fontsize="medium")
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    if suptitle:
-        fig.suptitle(suptitle)
-    if footnote:
-        fig.text(0.01, 0.005, footnote, ha="left", va="bottom", fontsize="small", color="0.25")
-        bottom = (0.2 * (footnote.count("\n") + 1) + 0.08) / fig.get_figheight()
-        fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
-    return fig
+    return finish_grid(fig, axes, n, suptitle, footnote)
 
 
 def plot_surfaces(grids: Sequence[dict[str, Any]], *, ncols: int = 2,
                   suptitle: str | None = None, footnote: str | None = None):
     """3-D surface panels (same grid dicts as :func:`plot_contours`). Returns the figure."""
-    plt = _pyplot()
+    plt = pyplot()
     n = len(grids)
     nrows = -(-n // ncols)
     if footnote:
         footnote = wrap_note(footnote, 5.6 * ncols)
-    extra = 0.2 * (footnote.count("\n") + 1) + 0.2 if footnote else 0.0
+    extra = note_height(footnote, 0.2)
     fig = plt.figure(figsize=(5.6 * ncols, 4.6 * nrows + extra))
     bottom = extra / fig.get_figheight()
     for i, g in enumerate(grids):
@@ -161,12 +152,12 @@ def plot_lattice(labels: Sequence[str], edges: Sequence[tuple[int, int, str]], *
                  title: str, footnote: str | None = None):
     """A vertical implication diagram: ``labels`` top to bottom, ``edges`` ``(i, j, text)`` an
     arrow from node i to node j annotated with ``text``. Returns the figure."""
-    plt = _pyplot()
+    plt = pyplot()
     n = len(labels)
     fig_w = 7.5
     if footnote:
         footnote = wrap_note(footnote, fig_w)
-    foot_h = 0.2 * (footnote.count("\n") + 1) + 0.2 if footnote else 0.0
+    foot_h = note_height(footnote, 0.2)
     fig_h = 1.1 + 1.2 * (n - 1) + 0.6 + foot_h
     fig = plt.figure(figsize=(fig_w, fig_h))
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))

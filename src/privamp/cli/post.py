@@ -6,7 +6,7 @@
   Gaussian mechanism (Corollary 7, eq. (4), Theorem 8);
 * ``privamp plot ou-mse`` — the E_OU/E_GM ratio of Theorem 8 over t and ϵ.
 
-Thin by design: parse, call the library, format (the contract of :mod:`privamp._cli_common`).
+Thin by design: parse, call the library, format (the contract of :mod:`privamp.cli._common`).
 """
 
 from __future__ import annotations
@@ -17,23 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import (
-    CliError,
-    add_image_out,
-    emit_json,
-    int_in,
-    num,
-    num_down,
-    num_up,
-    register_option_names,
-    table,
-)
-from ._validation import check_int, check_real
-from .errors import InvalidParameterError
+from .._validation import check_int, check_real
+from ..display import num, num_down, num_up
+from ..errors import InvalidParameterError
+from ._common import CliError, add_json, add_plot_outputs, emit_json, int_in, table
 
-__all__ = ["register"]
+__all__ = ["add_iteration", "add_mixing", "add_ou", "add_plot_ou_mse"]
 
-_OPTION_NAMES = {
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
     "kernel": "--kernel",
     "tolerance": "--tolerance",
     "delta": "--delta",
@@ -71,7 +63,7 @@ def _say(text: str = "") -> None:
 
 def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int):
     """:func:`ou_parameters`, with its ``epsilon`` reported as the ``--rdp-epsilon`` option."""
-    from .amplification.diffusion import ou_parameters
+    from ..amplification.diffusion import ou_parameters
     try:
         return ou_parameters(epsilon, sensitivity, radius, dimension)
     except InvalidParameterError as exc:
@@ -87,7 +79,7 @@ def _theorem8(epsilon: float, sensitivity: float, radius: float, dimension: int)
 
 
 def _cmd_mixing(args: argparse.Namespace) -> int:
-    from .amplification.mixing import MarkovKernel, eps_tilde
+    from ..amplification.mixing import MarkovKernel, eps_tilde
     eps = check_real("eps", args.eps, "[0, inf]")
     delta = check_real("delta", args.delta, "[0, 1]")
     kernel = MarkovKernel.from_csv(args.kernel, tolerance=args.tolerance)
@@ -138,7 +130,7 @@ def _default_indices(n: int) -> list[int]:
 
 
 def _cmd_iteration(args: argparse.Namespace) -> int:
-    from .amplification.iteration import NoisySgdPrivacy
+    from ..amplification.iteration import NoisySgdPrivacy
     delta = check_real("delta", args.delta, "(0, 1)")
     priv = NoisySgdPrivacy(args.n, args.step_size, args.lipschitz, args.smoothness,
                            args.strong_convexity, args.sigma, args.form)
@@ -178,7 +170,7 @@ def _cmd_iteration(args: argparse.Namespace) -> int:
 
 def _ou_mechanism(args: argparse.Namespace):
     """The mechanism from (--theta, --rho) or from Theorem 8's choice for --rdp-epsilon."""
-    from .amplification.diffusion import OrnsteinUhlenbeckMechanism
+    from ..amplification.diffusion import OrnsteinUhlenbeckMechanism
     chosen = None
     if args.rdp_epsilon is not None:
         if args.theta is not None or args.rho is not None:
@@ -194,7 +186,7 @@ def _ou_mechanism(args: argparse.Namespace):
 
 
 def _cmd_ou(args: argparse.Namespace) -> int:
-    from .amplification.diffusion import (
+    from ..amplification.diffusion import (
         ou_gaussian_mse,
         ou_mse,
         ou_mse_ratio,
@@ -283,9 +275,9 @@ def _cmd_ou(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
-    from ._plots_post import plot_ou_mse
-    from .plots import save_figure
-    from .reproduce.bbgg2019 import theorem8_curves
+    from ..plots import save_figure
+    from ..plots.post import plot_ou_mse
+    from ..reproduce.bbgg2019 import theorem8_curves
 
     t_max = check_real("t_max", args.t_max, "(0, inf)")
     check_int("dimension", args.dimension, "[1, inf)")
@@ -311,10 +303,8 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``mixing``, ``iteration``, ``ou`` and ``plot ou-mse`` to the argparse subparsers."""
-    register_option_names(_OPTION_NAMES)
-
+def add_mixing(sub) -> None:
+    """Add ``privamp mixing``."""
     mix = sub.add_parser("mixing", help="amplification by a finite Markov kernel (BBGG Thm 1)")
     mix.add_argument("--kernel", required=True,
                      help="CSV file: a row-stochastic matrix, rows = inputs")
@@ -322,9 +312,12 @@ def register(sub, plot_sub) -> None:
     mix.add_argument("--delta", type=float, required=True, help="delta of the mechanism [0, 1]")
     mix.add_argument("--tolerance", type=float, default=1e-9,
                      help="admissible deviation of row sums from 1 (default 1e-9)")
-    mix.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(mix)
     mix.set_defaults(func=_cmd_mixing)
 
+
+def add_iteration(sub) -> None:
+    """Add ``privamp iteration``."""
     it = sub.add_parser("iteration",
                         help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
     it.add_argument("--n", "--steps", type=int_in("[1, inf)"), required=True, dest="n",
@@ -342,9 +335,12 @@ def register(sub, plot_sub) -> None:
     it.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
     it.add_argument("--form", choices=("paper", "tight"), default="paper",
                     help="Theorem 5 as printed, or the exact path optimum (default paper)")
-    it.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(it)
     it.set_defaults(func=_cmd_iteration)
 
+
+def add_ou(sub) -> None:
+    """Add ``privamp ou``."""
     ou = sub.add_parser("ou", help="Ornstein-Uhlenbeck mechanism (BBGG Cor 7, Thm 8)")
     ou.add_argument("--theta", type=float, help="mean-reversion rate theta > 0")
     ou.add_argument("--rho", type=float, help="diffusion coefficient rho > 0")
@@ -359,9 +355,12 @@ def register(sub, plot_sub) -> None:
     ou.add_argument("--norm", type=float, help="||f(D)|| for the MSE (default: R)")
     ou.add_argument("--orders", type=float, nargs="+", help="Renyi orders to print")
     ou.add_argument("--delta", type=float, default=1e-5, help="target delta (default 1e-5)")
-    ou.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(ou)
     ou.set_defaults(func=_cmd_ou)
 
+
+def add_plot_ou_mse(plot_sub) -> None:
+    """Add ``privamp plot ou-mse``."""
     pou = plot_sub.add_parser("ou-mse", help="Theorem 8: E_OU/E_GM over t and epsilon")
     pou.add_argument("--rdp-epsilon", type=float, nargs="+", default=[0.1, 0.5, 1.0, 4.0],
                      dest="rdp_epsilon", help="RDP slopes for the parameter choice")
@@ -370,7 +369,6 @@ def register(sub, plot_sub) -> None:
     pou.add_argument("--dimension", type=int_in("[1, inf)"), default=1, help="d >= 1 (default 1)")
     pou.add_argument("--t-max", type=float, default=4.0, dest="t_max",
                      help="largest time on the plot (default 4)")
-    add_image_out(pou)
-    pou.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pou)
     pou.set_defaults(func=_cmd_plot_ou_mse)
 

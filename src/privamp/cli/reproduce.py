@@ -23,14 +23,17 @@ import sys
 import time
 from pathlib import Path
 
-from ._cli_common import emit_json, register_option_names, table
+from ._common import add_json, emit_json, table
 
-__all__ = ["register"]
+__all__ = ["add_reproduce"]
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``reproduce`` to the command parsers."""
-    register_option_names({"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"})
+#: Parameter names of this command -> options, for error messages.
+OPTION_NAMES = {"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"}
+
+
+def add_reproduce(sub) -> None:
+    """Add ``privamp reproduce``."""
     p = sub.add_parser("reproduce", help="regenerate the papers' tables and figures "
                                          "(PNG, CSV, comparison with the paper, REPRODUCTION.md)")
     p.add_argument("artifact", metavar="ARTIFACT",
@@ -46,7 +49,7 @@ def register(sub, plot_sub) -> None:
                    help="data file of the artifacts that read one: the MUST authors' "
                         "preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv) for "
                         "must-table8-metrics and must-figS4; without it 'all' skips them")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json(p)
     p.set_defaults(func=_cmd_reproduce)
 
 
@@ -60,8 +63,8 @@ def _folder(text: str) -> str:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    from .reproduce import ARTIFACTS
-    from .reproduce.report import PENDING
+    from ..reproduce import ARTIFACTS
+    from ..reproduce.report import PENDING
 
     arts = [{"id": a.id, "paper": a.paper, "kind": a.kind, "label": a.label, "title": a.title,
              "needs": a.needs} for a in (ARTIFACTS[k] for k in ARTIFACTS)]
@@ -81,8 +84,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from .reproduce import resolve, run
-    from .reproduce.report import agreement_summary
+    from ..reproduce import resolve, run
+    from ..reproduce.report import agreement_summary
 
     if args.artifact == "list":
         return _cmd_list(args)

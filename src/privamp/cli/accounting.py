@@ -1,4 +1,5 @@
-"""``privamp epsilon``, ``privamp delta``, ``privamp calibrate`` and ``privamp plot composition``.
+"""``privamp epsilon``, ``privamp delta``, ``privamp calibrate``, ``privamp plot composition`` and
+``privamp plot delta``.
 
 Thin, like the rest of the command line: parse, call :class:`privamp.accountant.Accountant` or
 :mod:`privamp.calibrate`, format. ::
@@ -11,105 +12,104 @@ Thin, like the rest of the command line: parse, call :class:`privamp.accountant.
         --sampling poisson --rate 0.01 --steps 1000
     privamp plot composition --mechanism gaussian --sigma 1 --n 10000 --m 100 --b 5000 \\
         --max-steps 10000 --out composition.png
+    privamp plot delta --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
+        --steps 100 1000 --out d.png
 
 JSON objects: ``{"epsilon": upper, "epsilon_lower": lower_or_null, "accountant": name, ...}``,
 ``{"delta": upper, "delta_lower": lower_or_null, ...}``, ``{"<parameter>": value, "epsilon":
-achieved, ...}``. On a terminal (and not with ``--json``) long computations show their progress
-on stderr.
+achieved, ...}``. ``plot delta`` draws δ(ε) of ``--steps`` compositions over a grid of ε, with
+the certified ``[lower, upper]`` band of :meth:`privamp.accountant.Accountant.delta`. On a
+terminal (and not with ``--json``) long computations show their progress on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-import time
 
 import numpy as np
 
-from ._cli_common import (
+from .._validation import check_real
+from ..display import num, num_down, num_up
+from ..errors import UnsupportedCombinationError
+from ..relations import NeighbouringRelation
+from ._common import (
+    SAMPLINGS,
     CliError,
-    add_image_out,
+    Progress,
+    add_eps_grid_options,
+    add_json,
     add_mechanism_options,
+    add_plot_outputs,
     add_sampling_options,
+    add_size_options,
+    build_event,
     build_mechanism,
     build_scheme,
+    composition_group_privacy,
     describe_mechanism,
     describe_scheme,
     emit_json,
+    eps_grid,
     int_in,
-    num,
-    num_down,
-    num_up,
-    register_option_names,
+    short_description,
+    stage_one_size,
     table,
 )
-from ._validation import check_real
-from .errors import UnsupportedCombinationError
-from .relations import NeighbouringRelation
 
-__all__ = ["register"]
+__all__ = ["add_calibrate", "add_delta", "add_epsilon", "add_plot_composition", "add_plot_delta"]
 
 _ACCOUNTANTS = ("pld", "rdp", "fourier")
 _CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
 
 
-class _Progress:
-    """A one-line progress indicator on stderr, shown only on a terminal and never with --json."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.count = 0
-
-    def __call__(self, stage: str) -> None:
-        if not self.enabled:
-            return
-        self.count += 1
-        elapsed = time.perf_counter() - self.start
-        sys.stderr.write(f"\r  {stage:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
-        sys.stderr.flush()
-
-    def done(self) -> None:
-        if self.enabled and self.count:
-            sys.stderr.write("\r" + " " * 70 + "\r")
-            sys.stderr.flush()
+#: Parameter names of these commands -> options, for error messages.
+OPTION_NAMES = {
+    "steps": "--steps",
+    "delta": "--delta",
+    "eps": "--epsilon",
+    "target_epsilon": "--target-epsilon",
+    "eps_error": "--eps-error",
+    "delta_error": "--delta-error",
+    "grid_step": "--grid-step",
+    "max_steps": "--max-steps",
+    "backend": "--accountant",
+    "count": "--steps",
+}
 
 
-def register(sub, plot_sub) -> None:
-    """Add ``epsilon``, ``delta``, ``calibrate`` and ``plot composition``."""
-    register_option_names({
-        "steps": "--steps",
-        "delta": "--delta",
-        "eps": "--epsilon",
-        "target_epsilon": "--target-epsilon",
-        "eps_error": "--eps-error",
-        "delta_error": "--delta-error",
-        "grid_step": "--grid-step",
-        "max_steps": "--max-steps",
-        "backend": "--accountant",
-        "count": "--steps",
-    })
-    for name, help_text in (("epsilon", "certified epsilon(delta) of a composition"),
-                            ("delta", "certified delta(epsilon) of a composition")):
-        p = sub.add_parser(name, help=help_text)
-        add_mechanism_options(p)
-        add_sampling_options(p)
-        p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
-                       help="number of composed steps (>= 1)")
-        if name == "epsilon":
-            p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
-            p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
-                           help="pld: target width of the epsilon bracket (default 0.1%% of "
-                                "epsilon)")
-        else:
-            p.add_argument("--epsilon", type=float, required=True, dest="eps",
-                           help="epsilon (>= 0)")
-            p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
-                           help="pld: target relative width of the delta bracket (default "
-                                "1e-3)")
-        _add_accountant_options(p)
-        p.set_defaults(func=_cmd_epsilon if name == "epsilon" else _cmd_delta)
+def add_epsilon(sub) -> None:
+    """Add ``privamp epsilon``."""
+    _add_query(sub, "epsilon", "certified epsilon(delta) of a composition")
 
+
+def add_delta(sub) -> None:
+    """Add ``privamp delta``."""
+    _add_query(sub, "delta", "certified delta(epsilon) of a composition")
+
+
+def _add_query(sub, name: str, help_text: str) -> None:
+    p = sub.add_parser(name, help=help_text)
+    add_mechanism_options(p)
+    add_sampling_options(p)
+    p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
+                   help="number of composed steps (>= 1)")
+    if name == "epsilon":
+        p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+        p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
+                       help="pld: target width of the epsilon bracket (default 0.1%% of "
+                            "epsilon)")
+    else:
+        p.add_argument("--epsilon", type=float, required=True, dest="eps",
+                       help="epsilon (>= 0)")
+        p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
+                       help="pld: target relative width of the delta bracket (default "
+                            "1e-3)")
+    _add_accountant_options(p)
+    p.set_defaults(func=_cmd_epsilon if name == "epsilon" else _cmd_delta)
+
+
+def add_calibrate(sub) -> None:
+    """Add ``privamp calibrate``."""
     c = sub.add_parser("calibrate", help="parameter value meeting a target (epsilon, delta)")
     add_mechanism_options(c)
     add_sampling_options(c)
@@ -127,6 +127,9 @@ def register(sub, plot_sub) -> None:
     _add_accountant_options(c)
     c.set_defaults(func=_cmd_calibrate)
 
+
+def add_plot_composition(plot_sub) -> None:
+    """Add ``privamp plot composition``."""
     pc = plot_sub.add_parser("composition",
                              help="epsilon against the number of steps for several sampling "
                                   "schemes and accountants (DP-SGD: the same noise on a "
@@ -139,24 +142,36 @@ def register(sub, plot_sub) -> None:
                            "(default 1): sensitivity C under add/remove (Poisson), 2C under "
                            "substitution (WOR, WR, MUST); --sigma is the same noise for every "
                            "scheme, noise multiplier z = sigma/C")
-    pc.add_argument("--n", type=int_in("[1, inf)"), required=True, help="dataset size")
-    pc.add_argument("--m", type=int_in("[1, inf)"), required=True,
-                    help="subsample size (Poisson rate m/n)")
-    pc.add_argument("--b", type=int_in("[1, inf)"), default=None,
-                    help="MUST stage-I size (must-* schemes; default n/2)")
+    add_size_options(pc)
     pc.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     pc.add_argument("--max-steps", type=int_in("[2, 1e15]"), default=10_000, dest="max_steps",
                     help="largest number of steps, up to 10^15 (default 10000)")
     pc.add_argument("--points", type=int_in("[2, 1000]"), default=8,
                     help="step counts per curve, 2 to 1000 (default 8)")
     pc.add_argument("--schemes", nargs="+", default=["poisson", "wor", "wr", "must-ow"],
-                    choices=("poisson", "wor", "wr", "must-ow", "must-wo", "must-ww"),
+                    choices=SAMPLINGS[1:],
                     help="sampling schemes (default poisson wor wr must-ow)")
     pc.add_argument("--accountants", nargs="+", default=["pld", "rdp"],
                     choices=("pld", "rdp"), help="accountants (default pld rdp)")
-    add_image_out(pc)
-    pc.add_argument("--json", action="store_true", help="print one JSON object")
+    add_plot_outputs(pc)
     pc.set_defaults(func=_cmd_plot_composition)
+
+
+def add_plot_delta(plot_sub) -> None:
+    """Add ``privamp plot delta``."""
+    pd = plot_sub.add_parser("delta", help="delta(eps) of a composition with its certified "
+                                           "band")
+    add_mechanism_options(pd)
+    add_sampling_options(pd)
+    pd.add_argument("--steps", type=int_in("[1, inf)"), nargs="+", required=True,
+                    help="number(s) of composed steps; one curve each")
+    add_eps_grid_options(pd, 0.0, 5.0, 12, what="epsilon", points_help="epsilon values")
+    pd.add_argument("--accountant", choices=("pld", "rdp", "fourier"), default="pld",
+                    help="pld (default; certified band), rdp (upper bound only) or fourier")
+    pd.add_argument("--delta-error", type=float, default=None, dest="delta_error",
+                    help="pld: target relative width of each bracket (default 1e-3)")
+    add_plot_outputs(pd)
+    pd.set_defaults(func=_cmd_plot_delta)
 
 
 def _add_accountant_options(p) -> None:
@@ -165,34 +180,16 @@ def _add_accountant_options(p) -> None:
                         "(Koskela et al., for comparison)")
     p.add_argument("--grid-step", type=float, default=None, dest="grid_step",
                    help="pld: fixed privacy-loss grid spacing instead of the automatic one")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def _event(args, scheme=None):
-    """The mechanism (under the relation the scheme needs), the scheme and the outer relation."""
-    scheme = build_scheme(args) if scheme is None else scheme
-    if scheme is None:
-        outer = NeighbouringRelation.parse(args.relation or "add-remove")
-        return build_mechanism(args, outer), None, outer
-    outer = (scheme.natural_relation if args.relation is None
-             else NeighbouringRelation.parse(args.relation))
-    return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
-
-
-def _group(args):
-    if args.group_size != 1:
-        raise CliError("--group-size is not used by this command (composition is per record; "
-                       "use --group-privacy to choose how group profiles enter WR/MUST)")
-    return args.group_privacy
+    add_json(p)
 
 
 def _accountant(args, mech, scheme, outer, steps):
-    from .accountant import Accountant
+    from ..accountant import Accountant
 
     acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
                      delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
     return acc.add(mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
-                   group_privacy=_group(args))
+                   group_privacy=composition_group_privacy(args))
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
@@ -217,10 +214,10 @@ def _describe_line(result: dict) -> str:
 def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> int:
     """``privamp epsilon`` (``answer="epsilon"``, at ``given="delta"``) or ``privamp delta``:
     the certified bracket of the composition at ``value``, as JSON or a table."""
-    mech, scheme, outer = _event(args)
+    mech, scheme, outer = build_event(args)
     acc = _accountant(args, mech, scheme, outer, args.steps)
-    progress = _Progress(not args.json)
-    progress(f"computing {answer}")
+    progress = Progress(not args.json)
+    progress.stage(f"computing {answer}")
     bracket = acc.epsilon(value) if answer == "epsilon" else acc.delta(value)
     progress.done()
     result = {answer: bracket.upper, f"{answer}_lower": bracket.lower, given: value,
@@ -252,7 +249,7 @@ def _cmd_delta(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    from . import calibrate as cal
+    from .. import calibrate as cal
 
     parameter = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(args.mechanism)
     if parameter is None:
@@ -264,16 +261,16 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
     if parameter != "steps" and args.steps is None:
         raise CliError("--steps is required unless --calibrate steps")
-    _group(args)
+    composition_group_privacy(args)
     natural = {"rate": "add-remove", "b": "substitute", "m": "substitute"}.get(parameter)
     if natural is not None and args.relation not in (None, natural):
         raise CliError(f"--calibrate {parameter} is analysed under --relation {natural} only, "
                        f"not {args.relation}")
     # the scheme is built from its sizes, except the one calibrated (which is not given)
     scheme = build_scheme(args) if parameter in ("sigma", "scale", "steps") else None
-    progress = _Progress(not args.json)
+    progress = Progress(not args.json)
     if parameter in ("sigma", "scale"):
-        progress(f"calibrating {parameter}")
+        progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
                                   scheme=scheme, sensitivity=args.sensitivity,
                                   relation=args.relation, mechanism=args.mechanism,
@@ -283,14 +280,14 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         if args.sampling not in ("none", "poisson"):
             raise CliError(f"--calibrate rate needs --sampling poisson (or none), not "
                            f"--sampling {args.sampling}")
-        mech, _, _ = _event(args, scheme=_poisson_placeholder())
-        progress("calibrating the sampling rate")
+        mech, _, _ = build_event(args, scheme=_poisson_placeholder())
+        progress.stage("calibrating the sampling rate")
         res = cal.calibrate_rate(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, backend=args.accountant)
         mech_desc = describe_mechanism(mech)
     elif parameter == "steps":
-        mech, scheme, outer = _event(args, scheme=scheme)
-        progress("calibrating the number of steps")
+        mech, scheme, outer = build_event(args, scheme=scheme)
+        progress.stage("calibrating the number of steps")
         res = cal.calibrate_steps(args.target_epsilon, args.delta, mechanism=mech,
                                   scheme=scheme, relation=outer if scheme is not None else None,
                                   max_steps=10**9 if args.max_steps is None else args.max_steps,
@@ -305,7 +302,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         if getattr(args, other) is None:
             raise CliError(f"--{other} is required with --calibrate {parameter}")
         mech = build_mechanism(args, NeighbouringRelation.SUBSTITUTE)
-        progress(f"calibrating {parameter}")
+        progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_must(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, n=args.n, kind=args.sampling[-2:],
                                  **{other: getattr(args, other)}, backend=args.accountant)
@@ -332,7 +329,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 def _poisson_placeholder():
     """A Poisson scheme used only to state the mechanism under the relation Poisson needs."""
-    from .sampling import Poisson
+    from ..sampling import Poisson
 
     return Poisson(0.5)
 
@@ -349,17 +346,14 @@ sensitivity and sigma used."""
 
 
 def _cmd_plot_composition(args: argparse.Namespace) -> int:
-    from .accountant import Accountant
-    from .applications.privacy import resolve_relations
-    from .plots import plot_composition, save_figure
-    from .relations import clipped_sum_sensitivity
-    from .sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    from ..accountant import Accountant
+    from ..applications.privacy import resolve_relations
+    from ..plots import plot_composition, save_figure
+    from ..relations import clipped_sum_sensitivity
+    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
 
     check_real("delta", args.delta, "(0, 1)")
-    if "poisson" in args.schemes and args.m > args.n:
-        raise CliError(f"--m must be at most --n = {args.n} for --schemes poisson (its rate is "
-                       f"m/n); got {args.m}")
-    b = args.b if args.b is not None else max(1, args.n // 2)
+    b = stage_one_size(args)
     steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
     schemes = {
         "poisson": lambda: Poisson(args.m / args.n, n=args.n),
@@ -370,7 +364,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         "must-ww": lambda: MustWW(args.n, b, args.m),
     }
     built = {name: schemes[name]() for name in args.schemes}  # sizes checked before computing
-    progress = _Progress(not args.json)
+    progress = Progress(not args.json)
     curves = []
     clip = args.sensitivity
     for name, scheme in built.items():
@@ -383,7 +377,7 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         for backend in args.accountants:
             values = []
             for t in steps:
-                progress(f"{name}, {backend}, {t} steps")
+                progress.stage(f"{name}, {backend}, {t} steps")
                 try:
                     acc = Accountant(backend).add(mech, int(t), scheme=scheme,
                                                   relation=outer)
@@ -435,4 +429,56 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                    "curves": curves})
     else:
         print(f"wrote {args.out}")
+    return 0
+
+
+def _cmd_plot_delta(args: argparse.Namespace) -> int:
+    from ..accountant import Accountant
+    from ..plots import Curve, Panel, plot_panels, save_figure
+
+    eps = eps_grid(args, "[0, inf)")
+    steps = args.steps  # each >= 1 (checked while parsing)
+    composition_group_privacy(args)
+    mech, scheme, outer = build_event(args)
+    progress = Progress(not args.json)
+    curves, out = [], []
+    for t in steps:
+        acc = Accountant(args.accountant, delta_error=args.delta_error)
+        acc.add(mech, t, scheme=scheme, relation=outer if scheme is not None else None,
+                group_privacy=args.group_privacy)
+        upper, lower = [], []
+        for e in eps:
+            progress.stage(f"{t} steps, eps = {num_up(float(e))}")
+            bracket = acc.delta(float(e))
+            upper.append(bracket.upper)
+            lower.append(bracket.lower)
+        has_lower = all(v is not None for v in lower)
+        curves.append(Curve(f"{t:,} steps, certified upper" if has_lower else f"{t:,} steps",
+                            eps, upper, lower=lower if has_lower else None,
+                            upper=upper if has_lower else None, marker="o",
+                            group=str(t)))
+        out.append({"steps": t, "eps": eps.tolist(), "delta": upper,
+                    "delta_lower": lower if has_lower else None})
+    progress.done()
+    samp = describe_scheme(scheme)
+    sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
+    title = f"δ(ε) after composition: {short_description(mech)}" + \
+        (f", {samp['scheme']}({sdesc})" if scheme is not None else "")
+    fig = plot_panels([Panel(title, "ε", "δ(ε)", curves, yscale="log", legend="lower left")],
+                      panel_size=(8.0, 5.2),
+                      footnote=f"{args.accountant} accountant, {outer.value} relation; "
+                               + ("shaded: the certified [lower, upper] bracket on the exact "
+                                  "δ(ε) of the composition." if args.accountant != "rdp"
+                                  else "RDP: an upper bound only."))
+    save_figure(fig, args.out)
+    if args.json:
+        emit_json({"out": args.out, "accountant": args.accountant,
+                   "mechanism": describe_mechanism(mech), "sampling": samp,
+                   "relation": outer.value, "curves": out})
+        return 0
+    rows = [[f"{c['steps']:,}", num(e), num_up(d),
+             "" if c["delta_lower"] is None else num_down(c["delta_lower"][i])]
+            for c in out for i, (e, d) in enumerate(zip(c["eps"], c["delta"], strict=True))]
+    print(table(["steps", "eps", "delta (upper)", "delta (lower)"], rows))
+    print(f"wrote {args.out}")
     return 0
