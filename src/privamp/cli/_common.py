@@ -26,9 +26,10 @@ from .._validation import Interval, check_int, check_real
 # numbers in text output: the directed rounding of privamp.display (re-exported here)
 from ..display import num, num_down, num_up  # noqa: F401
 from ..errors import InvalidParameterError, MissingDependencyError, format_value
-from ..mechanisms import GaussianMechanism, LaplaceMechanism, Mechanism, RandomizedResponse
+from ..mechanisms import REGISTRY, Mechanism
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
+from ..sampling.schemes import SCHEMES, flat_schemes
 
 #: Python parameter names -> command-line options, for error messages.
 OPTION_NAMES = {
@@ -50,8 +51,29 @@ OPTION_NAMES = {
     "b": "--b",
 }
 
-MECHANISMS = ("gaussian", "laplace", "randomized-response")
-SAMPLINGS = ("none", "poisson", "wor", "wr", "must-ow", "must-wo", "must-ww")
+#: the mechanisms and schemes the command line builds: those declaring flat parameters in the
+#: mechanism and scheme registries
+MECHANISMS = REGISTRY.parametrised()
+SAMPLINGS = ("none", *flat_schemes())
+
+
+def _unique(params, order=None):
+    """The distinct parameters (by name), in the order ``order`` gives (default: as met)."""
+    out = {}
+    for p in params:
+        out.setdefault(p.name, p)
+    return sorted(out.values(), key=order) if order else list(out.values())
+
+
+#: the mechanism options: each mechanism's own parameters, then the shared ones (sensitivity)
+MECHANISM_PARAMS = _unique(
+    (p for name in MECHANISMS for p in REGISTRY[name].params),
+    order=lambda p: sum(p in REGISTRY[name].params for name in MECHANISMS) > 1)
+#: the size options: the sampling rate, then the sizes in the order the MUST schemes take them
+SCHEME_PARAMS = _unique(
+    (p for kind in SAMPLINGS[1:] for p in SCHEMES[kind].params),
+    order=lambda p: max(SCHEMES[k].params.index(p) + 1 if p in SCHEMES[k].params else 0
+                        for k in SAMPLINGS[1:]))
 
 
 def register_option_names(names: dict[str, str]) -> None:
@@ -174,14 +196,9 @@ def add_mechanism_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("mechanism")
     g.add_argument("--mechanism", required=True, choices=MECHANISMS,
                    help="the base mechanism")
-    g.add_argument("--sigma", type=float, help="Gaussian noise standard deviation (> 0)")
-    g.add_argument("--scale", type=float, help="Laplace scale b (> 0)")
-    g.add_argument("--rr-epsilon", type=float, dest="rr_epsilon",
-                   help="randomized response: its pure-DP epsilon (>= 0)")
-    g.add_argument("--rr-p", type=float, dest="rr_p",
-                   help="randomized response: probability of the true bit, in [0, 1]")
-    g.add_argument("--sensitivity", type=float, default=None,
-                   help="gaussian, laplace: sensitivity under the relation (default 1)")
+    for param in MECHANISM_PARAMS:  # checked by the constructors (and check_applicable)
+        g.add_argument(param.flag, type=float, dest=param.name, default=None,
+                       help=param.help)
     g.add_argument("--relation", choices=("add-remove", "substitute"), default=None,
                    help="neighbouring relation on the full dataset (default: the sampling "
                         "scheme's natural one; add-remove without sampling). --sensitivity is "
@@ -193,11 +210,9 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("sampling")
     g.add_argument("--sampling", choices=SAMPLINGS, default="none",
                    help="subsampling scheme applied before the mechanism (default none)")
-    g.add_argument("--rate", type=float, help="Poisson sampling rate, in (0, 1]")
-    g.add_argument("--n", type=int_in("[1, inf)"),
-                   help="dataset size (wor, wr, must-*; Poisson under --relation substitute)")
-    g.add_argument("--b", type=int_in("[1, inf)"), help="MUST stage-I size (must-*)")
-    g.add_argument("--m", type=int_in("[1, inf)"), help="subsample size (wor, wr, must-*)")
+    for param in SCHEME_PARAMS:
+        g.add_argument(param.flag, type=int_in(param.interval) if param.integer else float,
+                       help=param.help)
     g.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
                    dest="group_privacy",
                    help="how group profiles are obtained (default: white-box where available); "
@@ -247,44 +262,31 @@ def eps_grid(args: argparse.Namespace, low: str) -> np.ndarray:
 
 
 def build_scheme(args: argparse.Namespace):
-    """The sampling scheme named by ``--sampling`` (``None`` for ``none``)."""
-    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
-
+    """The sampling scheme named by ``--sampling`` (``None`` for ``none``), from the scheme
+    registry and its declared parameters."""
     kind = getattr(args, "sampling", "none")
     if kind == "none":
         return None
-    needed = {"poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
-              "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
-              "must-ww": ("n", "b", "m")}[kind]
-    for name in needed:
+    cls = SCHEMES[kind]
+    for name in cls.reads():
         if getattr(args, name) is None:
             raise CliError(f"--{name} is required with --sampling {kind}")
-    if kind == "poisson":
-        return Poisson(args.rate, n=args.n)
-    if kind == "wor":
-        return WithoutReplacement(args.n, args.m)
-    if kind == "wr":
-        return WithReplacement(args.n, args.m)
-    cls = {"must-ow": MustOW, "must-wo": MustWO, "must-ww": MustWW}[kind]
-    return cls(args.n, args.b, args.m)
+    return cls.from_params(**{p.name: getattr(args, p.name, None) for p in cls.params})
 
 
 # ---------------------------------------------------------------------------------------------
 # options that do not apply are refused, never ignored
 # ---------------------------------------------------------------------------------------------
 
-#: The options each mechanism reads.
-MECHANISM_READS = {"gaussian": ("sigma", "sensitivity"), "laplace": ("scale", "sensitivity"),
-                   "randomized-response": ("rr_epsilon", "rr_p")}
+#: The options each mechanism reads (its declared parameters).
+MECHANISM_READS = {name: tuple(p.name for p in REGISTRY[name].params) for name in MECHANISMS}
 
 #: The size options each sampling scheme reads (commands with ``--rate``; the commands that take
 #: sizes only run Poisson at rate m/n). Poisson also reads ``--n`` under substitution.
-SCHEME_READS = {"none": (), "poisson": ("rate",), "wor": ("n", "m"), "wr": ("n", "m"),
-                "must-ow": ("n", "b", "m"), "must-wo": ("n", "b", "m"),
-                "must-ww": ("n", "b", "m")}
+SCHEME_READS = {"none": (), **{kind: SCHEMES[kind].reads() for kind in SAMPLINGS[1:]}}
 
-_MECHANISM_OPTIONS = ("sigma", "scale", "rr_epsilon", "rr_p", "sensitivity")
-_SIZE_OPTIONS = ("rate", "n", "b", "m")
+_MECHANISM_OPTIONS = tuple(p.name for p in MECHANISM_PARAMS)
+_SIZE_OPTIONS = tuple(p.name for p in SCHEME_PARAMS)
 
 
 def _flag(name: str) -> str:
@@ -297,11 +299,11 @@ def _flags(names) -> str:
 
 def _scheme_reads(kind: str, args: argparse.Namespace) -> tuple[str, ...]:
     if not hasattr(args, "rate"):  # a command taking sizes only: Poisson at rate m/n
-        return ("n", "b", "m") if kind.startswith("must") else ("n", "m")
-    reads = SCHEME_READS[kind]
-    if kind == "poisson" and getattr(args, "relation", None) == "substitute":
-        reads = (*reads, "n")  # Balle et al. 2018, Theorem 14 depends on the dataset size
-    return reads
+        return ("n", "b", "m") if "b" in SCHEME_READS[kind] else ("n", "m")
+    if kind == "none":
+        return ()
+    # Poisson also reads --n under substitution (Balle et al. 2018, Theorem 14)
+    return SCHEMES[kind].reads(getattr(args, "relation", None))
 
 
 def check_applicable(args: argparse.Namespace) -> None:
@@ -352,7 +354,7 @@ def check_applicable(args: argparse.Namespace) -> None:
                            "differing record can be drawn several times, or of --group-size "
                            "without sampling)")
     if hasattr(args, "calibrate"):
-        target = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(mech)
+        target = args.calibrate or (REGISTRY[mech].noise if mech in MECHANISMS else None)
         if target is not None and getattr(args, target, None) is not None:
             raise CliError(f"{_flag(target)} is what --calibrate {target} computes; leave it "
                            "out")
@@ -361,14 +363,7 @@ def check_applicable(args: argparse.Namespace) -> None:
 
 
 def describe_scheme(scheme) -> dict[str, Any]:
-    if scheme is None:
-        return {"scheme": "none"}
-    out = {"scheme": scheme.kind}
-    for name in ("rate", "n", "b", "m"):
-        value = getattr(scheme, name, None)
-        if value is not None:
-            out[name] = value
-    return out
+    return {"scheme": "none"} if scheme is None else scheme.describe()
 
 
 def build_mechanism(args: argparse.Namespace,
@@ -376,22 +371,14 @@ def build_mechanism(args: argparse.Namespace,
     if relation is None:
         relation = NeighbouringRelation.parse(args.relation or "add-remove")
     name = args.mechanism
-    if name == "gaussian":
-        require(args, "sigma", "--sigma", name)
-        return GaussianMechanism(sigma=args.sigma, sensitivity=args.sensitivity,
-                                 relation=relation)
-    if name == "laplace":
-        require(args, "scale", "--scale", name)
-        return LaplaceMechanism(scale=args.scale, sensitivity=args.sensitivity,
-                                relation=relation)
-    if name == "randomized-response":
-        if (args.rr_epsilon is None) == (args.rr_p is None):
-            raise CliError("--mechanism randomized-response needs exactly one of "
-                           "--rr-epsilon, --rr-p")
-        if args.rr_epsilon is not None:
-            return RandomizedResponse.from_epsilon(args.rr_epsilon, relation=relation)
-        return RandomizedResponse(p=args.rr_p, relation=relation)
-    raise CliError(f"unknown mechanism {name!r}")  # pragma: no cover - argparse restricts it
+    cls = REGISTRY[name]
+    for param in cls.required():
+        require(args, param.name, param.flag, name)
+    if cls.one_of and sum(getattr(args, n) is not None for n in cls.one_of) != 1:
+        flags = ", ".join(p.flag for p in cls.params if p.name in cls.one_of)
+        raise CliError(f"--mechanism {name} needs exactly one of {flags}")
+    return cls.from_params(relation, **{p.name: getattr(args, p.name, None)
+                                        for p in cls.params})
 
 
 def require(args, attr: str, option: str, mechanism: str) -> None:
@@ -400,17 +387,7 @@ def require(args, attr: str, option: str, mechanism: str) -> None:
 
 
 def describe_mechanism(mech: Mechanism) -> dict[str, Any]:
-    if isinstance(mech, GaussianMechanism):
-        out = {"name": "gaussian", "sigma": mech.sigma, "sensitivity": mech.sensitivity,
-               "noise_multiplier": mech.noise_multiplier}
-    elif isinstance(mech, LaplaceMechanism):
-        out = {"name": "laplace", "scale": mech.scale, "sensitivity": mech.sensitivity}
-    elif isinstance(mech, RandomizedResponse):
-        out = {"name": "randomized-response", "p": mech.p, "epsilon": mech.epsilon}
-    else:  # pragma: no cover
-        out = {"name": type(mech).__name__}
-    out["relation"] = mech.relation.value
-    return out
+    return mech.describe()
 
 
 def short_description(mech: Mechanism) -> str:

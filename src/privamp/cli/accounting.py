@@ -250,13 +250,15 @@ def _cmd_delta(args: argparse.Namespace) -> int:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from .. import calibrate as cal
+    from ..mechanisms import REGISTRY, noise_mechanisms
 
-    parameter = args.calibrate or {"gaussian": "sigma", "laplace": "scale"}.get(args.mechanism)
+    noises = noise_mechanisms()
+    parameter = args.calibrate or REGISTRY[args.mechanism].noise
     if parameter is None:
         raise CliError(f"--mechanism {args.mechanism} has no noise to calibrate: give "
                        "--calibrate rate, steps, b or m")
-    if parameter in ("sigma", "scale"):
-        wanted = "gaussian" if parameter == "sigma" else "laplace"
+    if parameter in noises:
+        wanted = noises[parameter]
         if args.mechanism != wanted:
             raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
     if parameter != "steps" and args.steps is None:
@@ -267,9 +269,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         raise CliError(f"--calibrate {parameter} is analysed under --relation {natural} only, "
                        f"not {args.relation}")
     # the scheme is built from its sizes, except the one calibrated (which is not given)
-    scheme = build_scheme(args) if parameter in ("sigma", "scale", "steps") else None
+    scheme = build_scheme(args) if parameter in (*noises, "steps") else None
     progress = Progress(not args.json)
-    if parameter in ("sigma", "scale"):
+    if parameter in noises:
         progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
                                   scheme=scheme, sensitivity=args.sensitivity,
@@ -350,20 +352,13 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     from ..applications.privacy import resolve_relations
     from ..plots import plot_composition, save_figure
     from ..relations import clipped_sum_sensitivity
-    from ..sampling import MustOW, MustWO, MustWW, Poisson, WithoutReplacement, WithReplacement
+    from ..sampling import SCHEMES
 
     check_real("delta", args.delta, "(0, 1)")
     b = stage_one_size(args)
     steps = np.unique(np.geomspace(1, args.max_steps, args.points).round().astype(int))
-    schemes = {
-        "poisson": lambda: Poisson(args.m / args.n, n=args.n),
-        "wor": lambda: WithoutReplacement(args.n, args.m),
-        "wr": lambda: WithReplacement(args.n, args.m),
-        "must-ow": lambda: MustOW(args.n, b, args.m),
-        "must-wo": lambda: MustWO(args.n, b, args.m),
-        "must-ww": lambda: MustWW(args.n, b, args.m),
-    }
-    built = {name: schemes[name]() for name in args.schemes}  # sizes checked before computing
+    # sizes checked before computing
+    built = {name: SCHEMES[name].at_size(args.n, args.m, b) for name in args.schemes}
     progress = Progress(not args.json)
     curves = []
     clip = args.sensitivity

@@ -92,7 +92,7 @@ def register(name: str):
 #: it (the constructors also accept 0; a query of sensitivity 0 needs no noise and no
 #: accounting, so the command line refuses it).
 SENSITIVITY = Param("sensitivity", "(0, inf)", default=1.0,
-                    help="sensitivity of the query under the base relation (default 1)")
+                    help="gaussian, laplace: sensitivity under the relation (default 1)")
 
 
 def noise_mechanisms() -> dict[str, str]:

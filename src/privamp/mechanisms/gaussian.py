@@ -387,7 +387,7 @@ class GaussianMechanism(Mechanism):
     sigma: float
     sensitivity: float = 1.0
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
-    params = (Param("sigma", "(0, inf)", help="Gaussian noise standard deviation"),
+    params = (Param("sigma", "(0, inf)", help="Gaussian noise standard deviation (> 0)"),
               SENSITIVITY)
     noise = "sigma"
 

@@ -105,7 +105,7 @@ class LaplaceMechanism(Mechanism):
     scale: float
     sensitivity: float = 1.0
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
-    params = (Param("scale", "(0, inf)", help="Laplace scale b"), SENSITIVITY)
+    params = (Param("scale", "(0, inf)", help="Laplace scale b (> 0)"), SENSITIVITY)
     noise = "scale"
 
     def __post_init__(self):

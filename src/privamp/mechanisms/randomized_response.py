@@ -178,8 +178,10 @@ class RandomizedResponse(Mechanism):
 
     p: float
     relation: NeighbouringRelation = field(default=NeighbouringRelation.ADD_REMOVE)
-    params = (Param("rr_epsilon", "[0, inf)", help="randomized response epsilon"),
-              Param("rr_p", "[0, 1]", help="randomized response: probability of the true bit"))
+    params = (Param("rr_epsilon", "[0, inf)",
+                    help="randomized response: its pure-DP epsilon (>= 0)"),
+              Param("rr_p", "[0, 1]",
+                    help="randomized response: probability of the true bit, in [0, 1]"))
     one_of = ("rr_epsilon", "rr_p")
 
     @classmethod

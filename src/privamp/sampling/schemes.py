@@ -114,9 +114,10 @@ def _dataset_size(n_or_data: Any) -> int:
 #: exist, what they are called and which parameters they take.
 SCHEMES: dict[str, type] = {}
 
-_N = Param("n", "[1, inf)", integer=True, help="dataset size")
-_B = Param("b", "[1, inf)", integer=True, help="MUST stage-I size")
-_M = Param("m", "[1, inf)", integer=True, help="subsample size")
+_N = Param("n", "[1, inf)", integer=True,
+           help="dataset size (wor, wr, must-*; Poisson under --relation substitute)")
+_B = Param("b", "[1, inf)", integer=True, help="MUST stage-I size (must-*)")
+_M = Param("m", "[1, inf)", integer=True, help="subsample size (wor, wr, must-*)")
 
 
 def flat_schemes() -> tuple[str, ...]:
@@ -181,6 +182,13 @@ class SamplingScheme(abc.ABC):
                                             f"(it takes {', '.join(sorted(names))})", value)
         return cls(**{p.name: values[p.name] for p in cls.params
                       if values.get(p.name) is not None})
+
+    @classmethod
+    def at_size(cls, n: int, m: int, b: int | None = None) -> SamplingScheme:
+        """The scheme drawing subsamples of (expected) size ``m`` from ``n`` records, with
+        stage-I size ``b`` where it has one — how schemes are compared at equal batch size
+        (Poisson at rate m/n, knowing n)."""
+        return cls.from_params(n=n, m=m, b=b if "b" in cls.reads() else None)
 
     @classmethod
     def reads(cls, relation: NeighbouringRelation | str | None = None) -> tuple[str, ...]:
@@ -320,9 +328,7 @@ class Poisson(SamplingScheme):
     rate: float
     n: int | None = None
     kind: ClassVar[str] = "poisson"
-    params: ClassVar = (Param("rate", "(0, 1]", help="Poisson sampling rate"),
-                        Param("n", "[1, inf)", integer=True,
-                              help="dataset size (needed under substitution only)"))
+    params: ClassVar = (Param("rate", "(0, 1]", help="Poisson sampling rate, in (0, 1]"), _N)
     relation_map: ClassVar = {R: R, S: S}
     theorems: ClassVar = {
         R: "BBG Theorem 8 (Poisson, add/remove)",
@@ -332,6 +338,10 @@ class Poisson(SamplingScheme):
         object.__setattr__(self, "rate", check_real("rate", self.rate, "(0, 1]"))
         if self.n is not None:
             object.__setattr__(self, "n", check_int("n", self.n, "[1, inf)"))
+
+    @classmethod
+    def at_size(cls, n, m, b=None):
+        return cls(m / n, n=n)
 
     @classmethod
     def reads(cls, relation=None):

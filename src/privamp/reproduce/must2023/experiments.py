@@ -122,9 +122,7 @@ def make_scheme(kind: str, *, n: int, m: int, b: int | None = None,
     cls = SCHEME_CLASSES[kind]
     if "b" in cls.reads() and b is None:
         raise InvalidParameterError("b", f"given (the stage-I size) for {kind}", b)
-    if kind == "poisson":  # the same expected subsample size
-        return cls.from_params(rate=m / n, n=n)
-    return cls.from_params(n=n, b=b if "b" in cls.reads() else None, m=m)
+    return cls.at_size(n, m, b)
 
 
 def _noise_kwargs(step_epsilon, target_epsilon, noise_multiplier, step_delta, paper):
