@@ -59,8 +59,9 @@ import numpy as np
 
 from .._numerics import (
     ULP,
+    amplify_eps,
+    deamplify_eps,
     log1mexp,
-    log_expm1,
     mul_up,
     next_up,
     round_down_log,
@@ -94,27 +95,6 @@ _NORMAL = float(np.finfo(float).tiny)  # 2.2e-308, the smallest normal float
 # ---------------------------------------------------------------------------------------------
 
 
-def _amplified_eps(eps: np.ndarray, log_gamma: float) -> np.ndarray:
-    """``ε' = log(1 + γ(e^ε − 1))`` (not rounded), stable for tiny and huge ε."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        val = np.logaddexp(0.0, log_gamma + log_expm1(eps))
-    return np.where(np.isposinf(eps), np.inf, val)
-
-
-def _inverse_amplified_eps(eps_prime: np.ndarray, log_gamma: float,
-                           up: bool = False) -> np.ndarray:
-    """``ε = log(1 + (e^{ε'} − 1)/γ)`` rounded *down* (so that ε'(ε) ≤ the requested ε'), or
-    *up* with ``up=True`` (for lower values: the exact ε is then between the two)."""
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        val = np.logaddexp(0.0, log_expm1(eps_prime) - log_gamma)
-    val = np.where(np.isposinf(eps_prime), np.inf, val)
-    # a few ulp of |log(e^ε' − 1)| + |log γ| cover the two logarithms and the logaddexp
-    slack = 16 * ULP * (1.0 + np.abs(np.where(np.isfinite(val), val, 0.0)) + abs(log_gamma))
-    if up:
-        return np.where(np.isfinite(val), np.maximum(val + slack, 0.0), val)
-    return np.where(np.isfinite(val), np.maximum(val - slack, 0.0), val)
-
-
 def _log_shrink(eps: np.ndarray, log_gamma: float, log_one_minus_gamma: float) -> np.ndarray:
     """``log e^{ε'−ε} = log(γ + (1 − γ) e^{−ε})`` (a sum of non-negative terms)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -134,16 +114,8 @@ def eps_tilde(eps: Any, delta: Any):
     """
     e = check_real_array("eps", eps, "[0, inf]")
     d = check_real_array("delta", delta, "[0, 1]")
-    e, d = np.broadcast_arrays(e, d)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        log_ratio = log_expm1(e) - np.log(d)
-        val = np.logaddexp(0.0, log_ratio)
-    val = np.where(d == 0.0, np.inf, np.where(e == 0.0, 0.0, val))
-    val = np.where(np.isposinf(e), np.inf, val)
-    fin = np.isfinite(val) & (val > 0)
-    slack = 16 * ULP * (1.0 + np.abs(np.where(fin, log_ratio, 0.0)))
-    val = np.where(fin, np.maximum(val - slack, 0.0), val)
-    return float(val) if val.ndim == 0 else val
+    val = deamplify_eps(e, d)  # the inverse ε-map with η = δ, rounded down
+    return float(val) if np.ndim(val) == 0 else val
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,7 +310,7 @@ class Doeblin(MixingCondition):
             return 0.0, 0.0
         lg, l1g = _logs(self.gamma)
         e = np.array([eps])
-        eps_p = _round_up_eps(_amplified_eps(e, lg))[0]
+        eps_p = amplify_eps(e, self.gamma)[0]
         log_d = _doeblin_log_delta(e, np.array([_log(delta)]), lg, l1g)[0]
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
@@ -349,12 +321,12 @@ class Doeblin(MixingCondition):
         lg, l1g = _logs(self.gamma)
 
         def log_delta(eps_prime, base):
-            eps = _inverse_amplified_eps(eps_prime, lg)
+            eps = deamplify_eps(eps_prime, self.gamma)
             return _doeblin_log_delta(eps, base._log_delta(eps), lg, l1g)
 
         def log_delta_lower(eps_prime, base):
-            eps_lo = _inverse_amplified_eps(eps_prime, lg)
-            eps_hi = _inverse_amplified_eps(eps_prime, lg, up=True)
+            eps_lo = deamplify_eps(eps_prime, self.gamma)
+            eps_hi = deamplify_eps(eps_prime, self.gamma, up=True)
             return _doeblin_log_delta_lower(eps_lo, eps_hi, base._log_delta_lower(eps_hi), lg,
                                             l1g)
 
@@ -390,7 +362,7 @@ class UltraMixing(MixingCondition):
             return 0.0, 0.0
         lg, l1g = _logs(self.gamma)
         e = np.array([eps])
-        eps_p = _round_up_eps(_amplified_eps(e, lg))[0]
+        eps_p = amplify_eps(e, self.gamma)[0]
         log_d = _ultra_log_delta(e, np.array([_log(delta)]), lg, l1g)[0]
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
@@ -401,15 +373,15 @@ class UltraMixing(MixingCondition):
         lg, l1g = _logs(self.gamma)
         pure = profile.pure_epsilon
         if math.isfinite(pure):
-            pure = float(_round_up_eps(_amplified_eps(np.array([pure]), lg))[0])
+            pure = float(amplify_eps(pure, self.gamma))
 
         def log_delta(eps_prime, base):
-            eps = _inverse_amplified_eps(eps_prime, lg)
+            eps = deamplify_eps(eps_prime, self.gamma)
             return _ultra_log_delta(eps, base._log_delta(eps), lg, l1g)
 
         def log_delta_lower(eps_prime, base):
             # γ δ(ε) (γ + (1 − γ) e^{−ε}) decreases in ε: at the inverse map rounded up
-            eps = _inverse_amplified_eps(eps_prime, lg, up=True)
+            eps = deamplify_eps(eps_prime, self.gamma, up=True)
             return _ultra_log_delta_lower(eps, base._log_delta_lower(eps), lg, l1g)
 
         return _AmplifiedProfile(profile, self, log_delta, pure, self.amplify_profile,
@@ -427,11 +399,6 @@ def _log(x: float) -> float:
 
 def _logs(gamma: float) -> tuple[float, float]:
     return _log(gamma), (-math.inf if gamma == 1.0 else math.log1p(-gamma))
-
-
-def _round_up_eps(eps: np.ndarray) -> np.ndarray:
-    fin = np.isfinite(eps)
-    return np.where(fin, eps + 16 * ULP * (1.0 + np.abs(np.where(fin, eps, 0.0))), eps)
 
 
 def _log_scale(gamma: float, base_log_delta: np.ndarray) -> np.ndarray:
@@ -594,13 +561,8 @@ def _eps_dobrushin_profile(profile: PrivacyProfile, condition, gamma_of_eps_tild
         # upper: the base's upper δ, ε̃ rounded down, the upper curve, the result rounded up;
         # lower: the base's lower δ, ε̃ rounded up, the lower curve, the result rounded down
         base_log = base._log_delta_lower(eps) if lower else base._log_delta(eps)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            log_ratio = log_expm1(eps) - base_log
-            et = np.logaddexp(0.0, log_ratio)
-        et = np.where(np.isneginf(base_log), np.inf, np.where(eps == 0.0, 0.0, et))
-        fin = np.isfinite(et) & (et > 0)
-        slack = 16 * ULP * (1.0 + np.abs(np.where(fin, log_ratio, 0.0)))
-        et = np.where(fin, et + slack if lower else np.maximum(et - slack, 0.0), et)
+        # ε̃ = the inverse ε-map with η = δ (given by its logarithm: δ may be below 1e-308)
+        et = np.asarray(deamplify_eps(eps, log_eta=base_log, up=lower), dtype=float)
         curve = gamma_lower_of_eps_tilde if lower else gamma_of_eps_tilde
         gamma = np.asarray(curve(et), dtype=float)
         with np.errstate(divide="ignore"):
