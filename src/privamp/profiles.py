@@ -207,25 +207,39 @@ class PrivacyProfile(abc.ABC):
         return _scalar_or_array(out, arr)
 
     def log_delta_extended(self, eps: Any):
-        """``log δ(ε)`` for every real ε, with the symmetric extension to ε < 0.
+        """``log δ(ε)`` for every real ε, with the symmetric extension to ε < 0 (an upper bound).
 
         For a symmetric relation, ``sup D_{e^ε}`` with e^ε < 1 equals
         ``1 − e^ε + e^ε δ(−ε)`` (the α < 1 identity ``D_α(μ‖μ') = 1 − α + α D_{1/α}(μ'‖μ)``,
         catalogue §3.2). Theorem 14 of Balle et al. 2018 needs it (catalogue erratum E3).
         """
-        arr = check_real_array("eps", eps, "[-inf, inf]").reshape(-1)
-        out = np.empty(arr.shape)
-        pos = arr >= 0
+        arr = check_real_array("eps", eps, "[-inf, inf]")
+        return _scalar_or_array(self._log_delta_extended(arr.reshape(-1)), arr)
+
+    def log_delta_extended_lower(self, eps: Any):
+        """A lower bound on :meth:`log_delta_extended` (from :meth:`log_delta_lower`)."""
+        arr = check_real_array("eps", eps, "[-inf, inf]")
+        return _scalar_or_array(self._log_delta_extended(arr.reshape(-1), lower=True), arr)
+
+    def _log_delta_extended(self, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+        """The extended profile on a 1-D array of real ε (no validation): the profile (or its
+        lower values) at ε ≥ 0, ``log(1 − e^ε + e^ε δ(−ε))`` below. The extension increases in
+        δ, so upper (lower) values of δ give upper (lower) values; its log-add-exp (a few ulp,
+        of values ≤ 0 — the 8 ulp of :func:`round_up_log` cover them) is rounded the same way.
+        """
+        at = self._log_delta_lower if lower else self._log_delta
+        out = np.empty(eps.shape)
+        pos = eps >= 0
         if np.any(pos):
-            out[pos] = np.minimum(self._log_delta(arr[pos]), 0.0)
+            out[pos] = at(eps[pos])
         neg = ~pos
         if np.any(neg):
-            e = arr[neg]
-            with np.errstate(invalid="ignore"):
-                base = np.minimum(self._log_delta(-e), 0.0)
-                val = np.logaddexp(log1mexp(e), e + base)
-            out[neg] = np.minimum(np.where(np.isneginf(e), 0.0, val), 0.0)
-        return _scalar_or_array(out, check_real_array("eps", eps, "[-inf, inf]"))
+            e = eps[neg]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = np.logaddexp(log1mexp(e), e + np.minimum(at(-e), 0.0))
+                val = round_down_log(val, ulps=8) if lower else round_up_log(val)
+            out[neg] = np.where(np.isneginf(e), 0.0, val)
+        return np.minimum(out, 0.0)
 
     def delta_extended(self, eps: Any):
         """δ(ε) for every real ε (see :meth:`log_delta_extended`); lies in [max(0, 1 − e^ε), 1]."""

@@ -362,7 +362,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         for ki, sh, lgt in zip(k, shift, self._log_gt, strict=True):
             if ki < n:
                 e_k = eps + sh
-                terms.append(lgt + _log_extended(self.base, e_k))
+                terms.append(lgt + self.base._log_delta_extended(e_k))
             else:
                 terms.append(np.full(eps.shape, lgt))  # γ̃_n · 1
         terms.append(np.full(eps.shape, self._log_omitted))
@@ -408,7 +408,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
                     e_k = eps_hi + shift
                     e_k = np.where(np.isfinite(e_k), e_k + ULP * (np.abs(eps_hi) + abs(shift)),
                                    e_k)
-                terms.append(lgt + _log_extended_lower(self.base, e_k))
+                terms.append(lgt + self.base._log_delta_extended(e_k, lower=True))
             else:
                 terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
         inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
@@ -428,37 +428,6 @@ class PoissonSubstitutionProfile(PrivacyProfile):
 
     def __repr__(self) -> str:
         return f"PoissonSubstitutionProfile({self.base!r} under {self.scheme!r})"
-
-
-def _log_extended(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
-    """log of the profile extended to ε < 0 (1 − e^ε + e^ε δ(−ε)), vectorised."""
-    out = np.empty(eps.shape)
-    pos = eps >= 0
-    if np.any(pos):
-        out[pos] = profile._log_delta(eps[pos])
-    neg = ~pos
-    if np.any(neg):
-        e = eps[neg]
-        with np.errstate(invalid="ignore"):
-            out[neg] = np.logaddexp(log1mexp(e), e + profile._log_delta(-e))
-    return np.minimum(out, 0.0)
-
-
-def _log_extended_lower(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
-    """Lower bound on the log of the extended profile (1 − e^ε + e^ε δ(−ε) for ε < 0): it is
-    increasing in δ, so the profile's lower values give a lower value; the log-add-exp is
-    rounded down."""
-    out = np.empty(eps.shape)
-    pos = eps >= 0
-    if np.any(pos):
-        out[pos] = profile._log_delta_lower(eps[pos])
-    neg = ~pos
-    if np.any(neg):
-        e = eps[neg]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            val = np.logaddexp(log1mexp(e), e + np.minimum(profile._log_delta_lower(-e), 0.0))
-            out[neg] = np.where(np.isneginf(e), 0.0, round_down_log(val, ulps=8))
-    return np.minimum(out, 0.0)
 
 
 # -------------------------------------------------------------------------------------------
