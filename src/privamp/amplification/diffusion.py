@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, log_expm1, round_down_log, round_up_log
+from .._numerics import ULP, log0, log_expm1, round_down_log, round_up_log
 from .._validation import check_int, check_real, check_real_array, check_rng
 from ..divergences import QuadratureResult
 from ..errors import InvalidParameterError, NumericalError
@@ -99,10 +99,6 @@ def _check_ou(theta: Any, rho: Any) -> tuple[float, float]:
     return check_real("theta", theta, "(0, inf)"), check_real("rho", rho, "(0, inf)")
 
 
-def _log(x: float) -> float:
-    return -math.inf if x == 0.0 else math.log(x)
-
-
 def _exp_up(log_value: Any, abs_error: Any = 0.0):
     """``exp`` of a computed logarithm as an upper bound: the logarithm is raised by its
     absolute error ``abs_error`` and by the rounding of ``log``/``exp`` (``round_up_log``);
@@ -136,7 +132,7 @@ def _ou_log_lambda(theta: float, rho: float, ts: Any, d: float):
     """``log Λ(t) = log θ + 2 log Δ − log 2 − 2 log ρ − log(e^{2θt} − 1)`` (Corollary 7) with an
     upper bound on its absolute error; ``-inf`` where Λ = 0 (Δ = 0 or t = ∞)."""
     ts = np.asarray(ts, dtype=float)
-    l_theta, l_d, l_rho = math.log(theta), _log(d), math.log(rho)
+    l_theta, l_d, l_rho = math.log(theta), log0(d), math.log(rho)
     l_e, e_err = _log_expm1_lower(theta, np.where(np.isinf(ts), 1.0, ts))
     with np.errstate(invalid="ignore"):
         val = l_theta + 2 * l_d - math.log(2.0) - 2 * l_rho - l_e

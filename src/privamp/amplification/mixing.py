@@ -61,6 +61,7 @@ from .._numerics import (
     ULP,
     amplify_eps,
     deamplify_eps,
+    log0,
     log1mexp,
     mul_up,
     next_up,
@@ -311,7 +312,7 @@ class Doeblin(MixingCondition):
         lg, l1g = _logs(self.gamma)
         e = np.array([eps])
         eps_p = amplify_eps(e, self.gamma)[0]
-        log_d = _doeblin_log_delta(e, np.array([_log(delta)]), lg, l1g)[0]
+        log_d = _doeblin_log_delta(e, np.array([log0(delta)]), lg, l1g)[0]
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
     def amplify_profile(self, profile):
@@ -363,7 +364,7 @@ class UltraMixing(MixingCondition):
         lg, l1g = _logs(self.gamma)
         e = np.array([eps])
         eps_p = amplify_eps(e, self.gamma)[0]
-        log_d = _ultra_log_delta(e, np.array([_log(delta)]), lg, l1g)[0]
+        log_d = _ultra_log_delta(e, np.array([log0(delta)]), lg, l1g)[0]
         return float(eps_p), min(1.0, math.exp(min(0.0, float(log_d))))
 
     def amplify_profile(self, profile):
@@ -393,12 +394,8 @@ class UltraMixing(MixingCondition):
         return LocalDP(eps, 0.0)
 
 
-def _log(x: float) -> float:
-    return -math.inf if x == 0.0 else math.log(x)
-
-
 def _logs(gamma: float) -> tuple[float, float]:
-    return _log(gamma), (-math.inf if gamma == 1.0 else math.log1p(-gamma))
+    return log0(gamma), (-math.inf if gamma == 1.0 else math.log1p(-gamma))
 
 
 def _log_scale(gamma: float, base_log_delta: np.ndarray) -> np.ndarray:
