@@ -47,7 +47,7 @@ from ._numerics import (
     round_down_log,
     round_up_log,
 )
-from ._validation import check_int, check_real, check_real_array
+from ._validation import check_int, check_real, check_real_array, parse_enum
 from .errors import InvalidParameterError, UnsupportedCombinationError
 from .relations import NeighbouringRelation
 
@@ -75,14 +75,8 @@ class GroupPrivacy(enum.Enum):
 
     @classmethod
     def parse(cls, value, *, name: str = "group_privacy") -> GroupPrivacy:
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, str):
-            key = value.strip().lower().replace("_", "-")
-            for member in cls:
-                if key == member.value or key == member.value.replace("-", ""):
-                    return member
-        raise InvalidParameterError(name, "one of 'white-box', 'black-box'", value)
+        """``"white-box"``/``"black-box"`` (also ``white_box``, ``whitebox``, any case)."""
+        return parse_enum(name, value, cls, {"whitebox": "WHITE_BOX", "blackbox": "BLACK_BOX"})
 
 
 def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
