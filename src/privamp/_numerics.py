@@ -411,12 +411,13 @@ def up_ulps(x, k: float):
     """``x`` raised by ``k`` relative units of rounding: ``x + k·ULP·|x|`` (finite values;
     ``±inf`` and NaN unchanged), vectorised; a Python float in gives a float out.
 
-    ``k·ULP·|x|`` is computed exactly for a power-of-two ``k`` (outside the subnormal range), so
-    the result is ``x + k·ULP·|x|`` rounded to nearest: at least ``(k − 1)·ULP·|x|/1`` above
-    ``x`` for ``k ≥ 2``... in practice exactly what ``x·(1 + k·ULP)`` gives for ``x ≥ 0`` (the
-    two are the same real number, rounded once). It covers a relative error of ``k − 1`` ulp.
-    It does not raise 0 (an exact zero stays zero): for a value whose error is absolute
-    (a subnormal result, a difference) add that absolute bound separately.
+    For ``x ≥ 0`` this is exactly what the inline idiom ``x·(1 + k·ULP)`` gives when ``k`` is a
+    power of two: ``k·ULP·|x|`` is then exact (outside the subnormal range) and both round the
+    same real number ``x + k·ULP·x`` once, to nearest. That rounding costs at most
+    ``½·ULP·|result|``, so the result is at least ``(k − 1)·ULP·|x|`` above ``x``: it covers a
+    relative error of ``k − 1`` units ULP (for any ``k ≥ 1``). It does not raise 0 (an exact
+    zero stays zero): for a value whose error is absolute (a subnormal result, a difference) add
+    that absolute bound separately.
 
     >>> up_ulps(1.0, 4) == 1.0 + 4 * ULP, up_ulps(-1.0, 4) > -1.0, up_ulps(math.inf, 4)
     (True, True, inf)

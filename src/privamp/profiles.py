@@ -41,6 +41,7 @@ import numpy as np
 from ._numerics import (
     ULP,
     bisect_threshold,
+    down_ulps,
     log1mexp,
     log_expm1,
     next_up,
@@ -615,7 +616,7 @@ class TabulatedProfile(PrivacyProfile):
                 x = eps[before]
                 y = e[0] - x  # > 0, within ½ ulp; expm1 amplifies that by at most 1 + y
                 rise = np.exp(x) * np.expm1(y) * (1 - (4 + y) * ULP)
-                val[before] = np.minimum(1.0, (d[0] + rise) * (1 - ULP) - 2 * _SUBNORMAL)
+                val[before] = np.minimum(1.0, down_ulps(d[0] + rise, 1) - 2 * _SUBNORMAL)
             val[after] = d[-1]  # the last node's value, exactly
             if np.any(inside):
                 # the chord d_i (1 − t) + d_{i+1} t, a sum of two non-negative terms (no
@@ -631,9 +632,9 @@ class TabulatedProfile(PrivacyProfile):
                 l1, ly, l2 = log_expm1(z1), log_expm1(y), log_expm1(z2)
                 err_t = 4 * ULP * (3 + z1 + z2 + np.abs(l1) + np.abs(l2))
                 err_s = 4 * ULP * (3 + 2 * z1 + y + z2 + np.abs(ly) + np.abs(l2))
-                t_lo = np.exp(l1 - l2 - err_t) * (1 - 2 * ULP)
-                s_lo = np.exp(z1 + ly - l2 - err_s) * (1 - 2 * ULP)
-                chord = (d[i] * s_lo + d[i + 1] * t_lo) * (1 - 2 * ULP) - 4 * _SUBNORMAL
+                t_lo = down_ulps(np.exp(l1 - l2 - err_t), 2)
+                s_lo = down_ulps(np.exp(z1 + ly - l2 - err_s), 2)
+                chord = down_ulps(d[i] * s_lo + d[i + 1] * t_lo, 2) - 4 * _SUBNORMAL
                 # the chord never goes below the right node; at a node it is the node's value
                 val[inside] = np.where(z1 == 0.0, d[i], np.maximum(chord, d[i + 1]))
         with np.errstate(divide="ignore"):

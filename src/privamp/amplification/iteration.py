@@ -41,7 +41,16 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from .._numerics import ULP, div_up, expm1_minus_x, log0, log1mexp, log_expm1, round_up_log
+from .._numerics import (
+    ULP,
+    div_up,
+    expm1_minus_x,
+    log0,
+    log1mexp,
+    log_expm1,
+    round_up_log,
+    up_ulps,
+)
 from .._validation import check_choice, check_int, check_real, check_real_array
 from ..errors import InvalidParameterError
 from ..rdp import DEFAULT_ORDERS, RdpCurve
@@ -98,7 +107,7 @@ def _linear_curve(log_slope: float, orders: Any, label: str,
         # (ε = 0 even at δ = 0); values in the subnormal range lose relative precision, so
         # everything below the smallest normal float is raised to it (an upper bound)
         tiny = float(np.finfo(float).tiny)
-        eps = np.where(np.isfinite(eps), np.maximum(eps * (1 + 4 * ULP), tiny), eps)
+        eps = np.where(np.isfinite(eps), np.maximum(up_ulps(eps, 4), tiny), eps)
     return RdpCurve(o, eps, bound="upper", relation=relation, label=label)
 
 
@@ -122,7 +131,7 @@ def gaussian_location_renyi(distance: Any, order: Any, sigma: float):
     with np.errstate(invalid="ignore"):
         val = o * d * d / (2.0 * s * s)
     val = np.where(d == 0.0, 0.0, val)
-    val = np.where(np.isfinite(val), val * (1 + 8 * ULP), val)
+    val = up_ulps(val, 8)
     return float(val) if val.ndim == 0 else val
 
 
@@ -201,7 +210,7 @@ def laplace_location_renyi(distance: Any, order: Any, scale: float):
         a, x = o[mid], z[mid]
         lg, err = _log_g_with_error(a, x)
         out[mid] = (lg + err) / (a - 1)
-    out = np.where(z == 0.0, 0.0, np.maximum(out, 0.0) * (1 + 8 * ULP))
+    out = np.where(z == 0.0, 0.0, up_ulps(np.maximum(out, 0.0), 8))
     return float(out) if out.ndim == 0 else out
 
 
@@ -302,7 +311,7 @@ def translation_kernel_rdp(
                     best_a, best = float(res.x), cand
         values[j] = best
         splits[j] = best_a
-    values = np.where(np.isfinite(values), values * (1 + 8 * ULP), values)
+    values = up_ulps(values, 8)
     curve = RdpCurve(o, np.maximum(values, 0.0), bound="upper",
                      label=label or "Theorem 2 (translation coupling)")
     return TranslationBound(curve, splits)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, round_up_log
+from .._numerics import round_up_log, up_ulps
 from .._validation import check_int, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..relations import NeighbouringRelation
@@ -312,5 +312,5 @@ class RdpCurve:
 def _round_up(values):
     """Raise ε values by a few ulp of their magnitude (sums and products of rounded values)."""
     v = np.asarray(values, dtype=float)
-    out = np.where(np.isfinite(v), v + 8 * ULP * np.abs(v), v)
+    out = up_ulps(v, 8)
     return out[()] if out.ndim == 0 else out

@@ -67,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, expm1_minus_x, mul_up, round_down_log, round_up_log
+from .._numerics import ULP, down_ulps, expm1_minus_x, mul_up, round_down_log, round_up_log, up_ulps
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from ..mechanisms import (
@@ -357,10 +357,10 @@ def rdp_bracket_from_profile(profile: PrivacyProfile, orders: Any = DEFAULT_ORDE
                 overflow = True
             else:
                 log_up = float(round_up_log(math.log(b.upper)))
-                upper[i] = max(log_up / s * (1 + 4 * ULP), 0.0)
+                upper[i] = max(up_ulps(log_up / s, 4), 0.0)
                 if b.lower is not None and b.lower > 0:
                     log_lo = float(round_down_log(math.log(b.lower)))
-                    best_lower = max(best_lower, max(log_lo / s * (1 - 4 * ULP), 0.0))
+                    best_lower = max(best_lower, max(down_ulps(log_lo / s, 4), 0.0))
         lower[i] = best_lower
     if math.isfinite(pure):
         upper = np.minimum(upper, pure_dp_rdp(pure, o).epsilons)

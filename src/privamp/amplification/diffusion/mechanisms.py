@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._numerics import ULP, log0, log_expm1, round_down_log, round_up_log
+from ..._numerics import ULP, down_ulps, log0, log_expm1, round_down_log, round_up_log, up_ulps
 from ..._validation import check_real, check_real_array, check_rng
 from ...errors import InvalidParameterError
 from ...mechanisms import GaussianProfile, Mechanism, register
@@ -32,10 +32,6 @@ __all__ = [
 #: significant bits to carry a relative rounding margin, and 0 would claim identical output laws.
 _MIN_NORMAL = float(np.finfo(float).tiny)  # 2.2e-308
 _MAX_LOG = math.log(float(np.finfo(float).max))
-
-
-def _round_up(x: float, ulps: float = 16) -> float:
-    return x * (1 + ulps * ULP) if math.isfinite(x) else x
 
 
 def _check_ou(theta: Any, rho: Any) -> tuple[float, float]:
@@ -109,7 +105,7 @@ def _theta_lower_from_log_lambda(log_lambda: float, err: float) -> float:
     if log_lambda == -math.inf:
         return 0.0
     log_theta = 0.5 * (math.log(2.0) + log_lambda) - (0.5 * err + 4 * ULP)
-    return float(math.exp(round_down_log(log_theta, ulps=32)) * (1 - 2 * ULP))
+    return down_ulps(math.exp(round_down_log(log_theta, ulps=32)), 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +132,7 @@ def _brownian_lambda(t: float, d: float) -> float:
         return 0.0
     direct = d * d / (4.0 * t)
     if 1e-290 < d * d < math.inf and 1e-290 < direct < math.inf:  # three roundings, no range loss
-        return _round_up(direct)
+        return up_ulps(direct, 16)
     return float(_exp_up(*_brownian_log_lambda(t, d)))
 
 
@@ -170,7 +166,7 @@ def equivalent_gaussian_sigma(theta: float, rho: float, t: float) -> float:
     with np.errstate(over="ignore"):
         val = math.sqrt(rho * rho * math.expm1(2 * theta * t) / theta) \
             if 2 * theta * t < 709 else math.inf
-    return val * (1 - 8 * ULP) if math.isfinite(val) else val
+    return down_ulps(val, 8)
 
 
 def _rdp_curve(slope: float, orders: Any, label: str, relation) -> RdpCurve:
@@ -178,7 +174,7 @@ def _rdp_curve(slope: float, orders: Any, label: str, relation) -> RdpCurve:
                                                                  ndim=1)
     with np.errstate(invalid="ignore", over="ignore"):
         eps = np.where(np.isinf(o), np.inf if slope > 0 else 0.0, o * slope)
-    eps = np.where(np.isfinite(eps), eps * (1 + 4 * ULP), eps)
+    eps = up_ulps(eps, 4)
     if slope > 0:
         eps = np.maximum(eps, _MIN_NORMAL)
     return RdpCurve(o, eps, bound="upper", relation=relation, label=label)
@@ -257,7 +253,7 @@ class BrownianMotionMechanism(Mechanism):
         from log Λ where Λ is not a normal float, so it keeps its precision at extremes)."""
         lam = _brownian_lambda(self.t, self.sensitivity)
         if 1e-290 < lam < 1e290:
-            return _round_up(math.sqrt(2.0 * lam), 4)
+            return up_ulps(math.sqrt(2.0 * lam), 4)
         if lam == 0.0:
             return 0.0
         return _theta_from_log_lambda(*_brownian_log_lambda(self.t, self.sensitivity), "t",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._numerics import ULP
+from ..._numerics import up_ulps
 from ..._validation import check_int, check_real, check_real_array
 from ...errors import InvalidParameterError, NumericalError
 from ...relations import NeighbouringRelation
@@ -184,7 +184,7 @@ def ou_parameters(epsilon: float, sensitivity: float, radius: float,
     with np.errstate(over="ignore"):
         em1 = math.expm1(2 * theta) if 2 * theta < 709 else math.inf
     rho2 = theta * d * d / (2.0 * eps * em1)
-    rho = math.sqrt(rho2) * (1 + 16 * ULP)
+    rho = up_ulps(math.sqrt(rho2), 16)
     if not (math.isfinite(rho) and rho > 0):
         raise InvalidParameterError("epsilon", "such that the chosen ρ is a positive finite "
                                     "number", eps)
@@ -192,7 +192,7 @@ def ou_parameters(epsilon: float, sensitivity: float, radius: float,
     for _ in range(64):
         if ou_intrinsic_sensitivity(theta, rho, 1.0, d) <= eps:
             break
-        rho = math.nextafter(rho, math.inf) * (1 + 4 * ULP)
+        rho = up_ulps(math.nextafter(rho, math.inf), 4)
     else:  # pragma: no cover - the margin above always suffices
         raise NumericalError("could not certify Λ(1) ≤ ϵ for the Theorem 8 parameters")
     return OUParameters(theta, rho, eps, d, r, dim)

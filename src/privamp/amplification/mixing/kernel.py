@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._numerics import ULP, next_up, round_down_log, round_up_log
+from ..._numerics import ULP, down_ulps, next_up, round_down_log, round_up_log, up_ulps
 from ..._validation import check_pmf, check_real, check_real_array, read_text_file
 from ...errors import InvalidParameterError, UnsupportedCombinationError
 from ...profiles import PrivacyProfile
@@ -261,7 +261,7 @@ class MarkovKernel:
             for i in range(n):
                 # mass of K(x) where K(x') is exactly 0 (zero entries stay zero)
                 outside = np.where((raw[i][None, :] > 0) & (raw == 0),
-                                   k[i][None, :] * (1 - 2 * ULP) - 2 * _SUBNORMAL, 0.0)
+                                   down_ulps(k[i][None, :], 2) - 2 * _SUBNORMAL, 0.0)
                 best = max(best, float(np.maximum(outside, 0.0).sum(axis=1).max()))
             out[~finite] = best * shrink
         idx = np.flatnonzero(finite)
@@ -307,7 +307,7 @@ class MarkovKernel:
         total = math.fsum(mins.tolist())
         # each entry is within 2 ulp (or, subnormal, one subnormal unit) of the exact normalised
         # value: lower the sum accordingly
-        total_down = max(0.0, total * (1.0 - 4.0 * ULP) - 2 * k.shape[1] * _SUBNORMAL)
+        total_down = max(0.0, down_ulps(total, 4) - 2 * k.shape[1] * _SUBNORMAL)
         gamma = min(1.0, float(next_up(1.0 - total_down)), self.ultra_mixing)
         omega = mins / total if total > 0 else np.full(k.shape[1], 1.0 / k.shape[1])
         self._cache["doeblin"] = gamma
@@ -331,9 +331,9 @@ class MarkovKernel:
                 cmax = k.max(axis=0)
                 live = cmax > 0
                 # entries within 2 ulp or one subnormal unit of their exact values
-                lo = np.maximum(k.min(axis=0)[live] * (1 - 2 * ULP) - 2 * _SUBNORMAL, 0.0)
-                hi = cmax[live] * (1 + 2 * ULP) + 2 * _SUBNORMAL
-                ratio_down = float((lo / hi).min()) * (1.0 - 2.0 * ULP)
+                lo = np.maximum(down_ulps(k.min(axis=0)[live], 2) - 2 * _SUBNORMAL, 0.0)
+                hi = up_ulps(cmax[live], 2) + 2 * _SUBNORMAL
+                ratio_down = down_ulps(float((lo / hi).min()), 2)
                 gamma = min(1.0, float(next_up(1.0 - ratio_down)))
             self._cache["ultra"] = gamma
         return self._cache["ultra"]
