@@ -446,21 +446,24 @@ def _(mechanism: GaussianProfile, orders: Any = DEFAULT_ORDERS, group_size: int 
                            mechanism.relation, f"Gaussian theta={k * mechanism.theta:g}")
 
 
+def _laplace_of(mechanism, orders, k: int, label: str) -> ExactRdpCurve:
+    """The Laplace curve at the group's θ = kΔ/b, rounded up."""
+    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
+                          mechanism.relation, label)
+
+
 @rdp_curve.register
 def _(mechanism: LaplaceMechanism, orders: Any = DEFAULT_ORDERS, group_size: int = 1):
     k = _group(group_size)
     group = f", group of {k}" if k > 1 else ""
-    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
-                          mechanism.relation,
-                          f"Laplace b={mechanism.scale:g}, sensitivity={mechanism.sensitivity:g}"
-                          f"{group}")
+    return _laplace_of(mechanism, orders, k, f"Laplace b={mechanism.scale:g}, "
+                       f"sensitivity={mechanism.sensitivity:g}{group}")
 
 
 @rdp_curve.register
 def _(mechanism: LaplaceProfile, orders: Any = DEFAULT_ORDERS, group_size: int = 1):
     k = _group(group_size)
-    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
-                          mechanism.relation, f"Laplace theta={k * mechanism.theta:g}")
+    return _laplace_of(mechanism, orders, k, f"Laplace theta={k * mechanism.theta:g}")
 
 
 def _rr_from_p(p: float, orders, relation, group_size) -> ExactRdpCurve:
