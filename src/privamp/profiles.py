@@ -47,6 +47,7 @@ from ._numerics import (
     next_up,
     round_down_log,
     round_up_log,
+    up_ulps,
 )
 from ._validation import check_int, check_real, check_real_array, parse_enum
 from .errors import InvalidParameterError, UnsupportedCombinationError
@@ -590,8 +591,7 @@ class TabulatedProfile(PrivacyProfile):
             if np.any(before):
                 x = eps[before]
                 # δ₀ + e^{ε₀} − e^ε = δ₀ + e^ε (e^{ε₀−ε} − 1)
-                val[before] = np.minimum(1.0, (d[0] + np.exp(x) * np.expm1(e[0] - x))
-                                         * (1 + 4 * ULP))
+                val[before] = np.minimum(1.0, up_ulps(d[0] + np.exp(x) * np.expm1(e[0] - x), 4))
             val[after] = d[-1]
             if np.any(inside):
                 i = idx[inside]
