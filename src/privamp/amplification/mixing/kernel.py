@@ -218,31 +218,44 @@ class MarkovKernel:
                 best = max(best, float(outside.sum(axis=1).max()))
             out[~finite] = _sum_up(best, m)
         idx = np.flatnonzero(finite)
-        step = max(1, _CHUNK // (n * m))
-        for start in range(0, idx.size, step):
-            sel = idx[start:start + step]
-            with np.errstate(over="ignore"):
-                alpha = np.exp(flat[sel])[:, None, None]
-            # e^ε within 1 ulp, α·b within 2 ulp more, entries within 2 ulp: 8 ulp (a + α b);
-            # subnormal entries are off by up to one subnormal unit (absolute), times α for b
-            sub = (k > 0) & (k < _NORMAL)
-            with np.errstate(invalid="ignore", over="ignore"):
-                scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
-                tiny_b = np.where(sub[None, :, :], 2.0 * alpha * _SUBNORMAL, 0.0)
-            best = np.zeros(sel.size)
-            for i in range(n):
-                a = k[i][None, None, :]
-                tiny = np.where(sub[i][None, None, :], 2.0 * _SUBNORMAL, 0.0) + tiny_b
-                with np.errstate(invalid="ignore"):
-                    terms = a - scaled + 8 * ULP * (a + scaled) + tiny
-                terms = np.where(np.isnan(terms) | np.isneginf(terms), 0.0, terms)
-                val = np.maximum(terms, 0.0).sum(axis=2).max(axis=1)
-                best = np.maximum(best, val)
-            out[sel] = [_sum_up(float(v), m) for v in best]
+        out[idx] = [_sum_up(float(v), m) for v in self._hockey_sums(flat[idx], up=True)]
         # D_{e^ε} ≤ D_1 = TV: never above γ_D (and exactly γ_D at ε = 0)
         out = np.where(flat == 0.0, self.dobrushin, np.minimum(out, self.dobrushin))
         out = out.reshape(arr.shape)
         return float(out) if out.ndim == 0 else out
+
+    def _hockey_sums(self, eps: np.ndarray, up: bool) -> np.ndarray:
+        """``max_{x,x'} Σ_y [K[x,y] − e^ε K[x',y] ± err]_+`` for a 1-D array of finite ε, each
+        term raised (``up``) or lowered by its rounding-error bound before the positive part
+        (the sum's own rounding is the caller's). Processed in chunks of :data:`_CHUNK`."""
+        k = self.matrix
+        n, m = k.shape
+        out = np.zeros(eps.shape)
+        step = max(1, _CHUNK // (n * m))
+        # e^ε within 1 ulp, α·b within 2 ulp more, entries within 2 ulp: 8 ulp (a + α b);
+        # subnormal entries are off by up to one subnormal unit (absolute), times α for b
+        sub = (k > 0) & (k < _NORMAL)
+        for start in range(0, eps.size, step):
+            sel = slice(start, start + step)
+            with np.errstate(over="ignore"):
+                alpha = np.exp(eps[sel])[:, None, None]
+            with np.errstate(invalid="ignore", over="ignore"):
+                scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
+                tiny_b = np.where(sub[None, :, :], 2.0 * alpha * _SUBNORMAL, 0.0)
+            best = np.zeros(scaled.shape[0])
+            for i in range(n):
+                a = k[i][None, None, :]
+                tiny = np.where(sub[i][None, None, :], 2.0 * _SUBNORMAL, 0.0) + tiny_b
+                with np.errstate(invalid="ignore"):
+                    if up:
+                        terms = a - scaled + 8 * ULP * (a + scaled) + tiny
+                    else:
+                        terms = a - scaled - 8 * ULP * (a + scaled) - tiny
+                # NaN (∞ − ∞) and −∞ terms are those with e^ε K[x',y] = ∞: positive part 0
+                terms = np.where(np.isnan(terms) | np.isneginf(terms), 0.0, terms)
+                best = np.maximum(best, np.maximum(terms, 0.0).sum(axis=2).max(axis=1))
+            out[sel] = best
+        return out
 
     def _eps_dobrushin_lower(self, eps: Any) -> np.ndarray:
         """A lower bound on the exact (γ, ε)-Dobrushin curve of the (exactly normalised)
@@ -265,25 +278,7 @@ class MarkovKernel:
                 best = max(best, float(np.maximum(outside, 0.0).sum(axis=1).max()))
             out[~finite] = best * shrink
         idx = np.flatnonzero(finite)
-        step = max(1, _CHUNK // (n * m))
-        sub = (k > 0) & (k < _NORMAL)
-        for start in range(0, idx.size, step):
-            sel = idx[start:start + step]
-            with np.errstate(over="ignore"):
-                alpha = np.exp(flat[sel])[:, None, None]
-            with np.errstate(invalid="ignore", over="ignore"):
-                scaled = np.where(k[None, :, :] > 0, alpha * k[None, :, :], 0.0)
-                tiny_b = np.where(sub[None, :, :], 2.0 * alpha * _SUBNORMAL, 0.0)
-            best = np.zeros(sel.size)
-            for i in range(n):
-                a = k[i][None, None, :]
-                tiny = np.where(sub[i][None, None, :], 2.0 * _SUBNORMAL, 0.0) + tiny_b
-                with np.errstate(invalid="ignore"):
-                    terms = a - scaled - 8 * ULP * (a + scaled) - tiny
-                terms = np.where(np.isnan(terms), 0.0, terms)
-                val = np.maximum(terms, 0.0).sum(axis=2).max(axis=1)
-                best = np.maximum(best, val)
-            out[sel] = best * shrink
+        out[idx] = self._hockey_sums(flat[idx], up=False) * shrink
         return out
 
     @property
