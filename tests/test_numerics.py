@@ -773,3 +773,75 @@ def test_bisect_threshold_wide_bracket():
     """x >= 0 on [-1e308, 1e308]: the answer must be within tolerance of 0."""
     x = bisect_threshold(lambda x, idx: x >= 0.0, -1e308, 1e308, rtol=0.0, atol=1e-6)
     assert 0.0 <= x <= 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# the ε-map (one implementation for subsampling and mixing): never on the wrong side of mpmath
+# ---------------------------------------------------------------------------------------------
+
+_MAP_ETAS = [1e-300, 1e-200, 1e-20, 1e-9, 0.01, 0.3, 0.5, 0.999999, 1.0 - 2 ** -53]
+_MAP_EPS = [5e-324, 1e-310, 1e-300, 1e-20, 1e-10, 1e-3, 0.5, 0.5413248546129181, 1.0, 10.0,
+            100.0, 699.9, 700.0, 700.5, 701.0, 709.7, 710.0, 1000.0, 1e5, 1e300]
+
+
+def _mp_map(x: float, log_eta, inverse: bool):
+    with mpmath.workdps(80):
+        eta = mpmath.exp(mpmath.mpf(log_eta))
+        em1 = mpmath.expm1(mpmath.mpf(x))
+        return mpmath.log1p(em1 / eta if inverse else eta * em1)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_eps_map_brackets_mpmath(inverse):
+    """amplify_eps/deamplify_eps rounded up are never below the exact value, rounded down never
+    above it, and both are within 1e-12 relative where the value is a normal float and the
+    arguments are not extreme."""
+    from privamp._numerics import TINY, amplify_eps, deamplify_eps
+
+    func = deamplify_eps if inverse else amplify_eps
+    for eta in _MAP_ETAS:
+        x = np.array(_MAP_EPS)
+        up = np.atleast_1d(func(x, eta, up=True))
+        lo = np.atleast_1d(func(x, eta, up=False))
+        for xi, u, lw in zip(x, up, lo, strict=True):
+            exact = _mp_map(float(xi), mpmath.log(mpmath.mpf(eta)), inverse)
+            assert u >= exact, (eta, xi, u, exact)
+            assert lw <= exact, (eta, xi, lw, exact)
+            if TINY * 4 < exact < 1e300 and eta >= 1e-20 and xi <= 690:  # not extreme
+                assert u - lw <= 1e-13 * float(exact), (eta, xi, u, lw)
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+def test_eps_map_from_log_eta_brackets_mpmath(inverse):
+    """With η given by its logarithm (a δ below the float range), same brackets."""
+    from privamp._numerics import amplify_eps, deamplify_eps
+
+    func = deamplify_eps if inverse else amplify_eps
+    for log_eta in (-1000.0, -745.0, -700.0, -30.0, -1e-3, -1e-17):
+        x = np.array(_MAP_EPS)
+        up = np.atleast_1d(func(x, log_eta=log_eta, up=True))
+        lo = np.atleast_1d(func(x, log_eta=log_eta, up=False))
+        for xi, u, lw in zip(x, up, lo, strict=True):
+            exact = _mp_map(float(xi), log_eta, inverse)
+            assert lw <= exact <= u, (log_eta, xi, lw, exact, u)
+
+
+def test_eps_map_boundaries():
+    """η = 0, η = 1, ε = 0 and ε = ∞ are exact; the map stays in [0, ε], the inverse ≥ ε'."""
+    from privamp._numerics import amplify_eps, deamplify_eps
+
+    for up in (True, False):
+        assert amplify_eps(0.0, 0.3, up=up) == 0.0
+        assert amplify_eps(2.0, 0.0, up=up) == 0.0
+        assert amplify_eps(math.inf, 0.0, up=up) == 0.0
+        assert amplify_eps(math.inf, 0.3, up=up) == math.inf
+        assert amplify_eps(2.0, 1.0, up=up) == 2.0
+        assert deamplify_eps(0.0, 0.3, up=up) == 0.0
+        assert deamplify_eps(2.0, 0.0, up=up) == math.inf
+        assert deamplify_eps(0.0, 0.0, up=up) == math.inf
+        assert deamplify_eps(math.inf, 0.3, up=up) == math.inf
+        assert deamplify_eps(2.0, 1.0, up=up) == 2.0
+    x = np.array(_MAP_EPS)
+    for eta in _MAP_ETAS:
+        assert np.all(amplify_eps(x, eta) <= x)
+        assert np.all(deamplify_eps(x, eta) >= x)

@@ -480,3 +480,20 @@ def test_profile_input_validation():
         g.epsilon(-1e-9)
     with pytest.raises(InvalidParameterError, match="eps"):
         g.delta_extended(math.nan)
+
+
+def test_extended_profile_lower_and_upper_bracket():
+    """log_delta_extended_lower ≤ log_delta_extended everywhere, both exact 0 at ε = −∞, and
+    both equal to the profile at ε ≥ 0."""
+    from privamp import GaussianMechanism, LaplaceMechanism
+
+    eps = np.concatenate([-np.logspace(-12, 2, 40), [-np.inf, 0.0], np.logspace(-5, 1, 10)])
+    for mech in (GaussianMechanism(1.0), LaplaceMechanism(1.0)):
+        p = mech.profile()
+        up = p.log_delta_extended(eps)
+        lo = p.log_delta_extended_lower(eps)
+        assert np.all(lo <= up)
+        assert up[40] == 0.0 and lo[40] == 0.0
+        pos = eps >= 0
+        np.testing.assert_array_equal(up[pos], p.log_delta(eps[pos]))
+        np.testing.assert_array_equal(lo[pos], p.log_delta_lower(eps[pos]))

@@ -27,13 +27,21 @@ import math
 import sys
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from . import _special
+from ._validation import check_real_array
 
 __all__ = [
     "ULP",
+    "amplify_eps",
+    "deamplify_eps",
+    "down_ulps",
+    "expm1_minus_x",
+    "log0",
+    "up_ulps",
     "binomial_logpmf",
     "bisect_threshold",
     "div_down",
@@ -57,6 +65,9 @@ __all__ = [
 
 #: Unit roundoff of float64 (distance from 1.0 to the next float).
 ULP = float(np.finfo(float).eps)
+
+#: The smallest positive normal float64 (2.2e-308); below it rounding errors are absolute.
+TINY = float(np.finfo(float).tiny)
 
 _LOG2 = math.log(2.0)
 
@@ -118,6 +129,38 @@ def log_expm1(x):
     x = np.asarray(x, dtype=float)
     out = np.where(x > 30.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(np.minimum(x, 30.0))))
     out = np.where(x < 0, np.nan, out)
+    return out[()] if out.ndim == 0 else out
+
+
+def log0(x: float) -> float:
+    """``log x`` for a scalar ``x >= 0`` with ``log 0 = -inf`` (no warning, no error).
+
+    >>> log0(0.0), log0(1.0)
+    (-inf, 0.0)
+    """
+    return -math.inf if x == 0.0 else math.log(x)
+
+
+def expm1_minus_x(x):
+    """``e^x − 1 − x`` (≥ 0) to a few ulp for every real x, vectorised.
+
+    Taylor series for |x| < ½ (Horner, terms to x^21/21!, truncation < 1e-25 relative), where
+    ``expm1(x) − x`` would cancel; ``expm1(x) − x`` beyond (the subtraction then loses at most a
+    factor 5 in relative accuracy).
+
+    >>> float(expm1_minus_x(1e-10))  # x²/2 + x³/6
+    5.000000000166667e-21
+    """
+    x = np.asarray(x, dtype=float)
+    small = np.abs(x) < 0.5
+    xs = np.where(small, x, 0.0)
+    acc = np.zeros_like(xs)
+    for k in range(21, 1, -1):  # Σ_{k≥2} x^k/k! = x²(1/2! + x(1/3! + …))
+        acc = acc * xs + 1.0 / math.factorial(k)
+    series = acc * xs * xs
+    with np.errstate(over="ignore", invalid="ignore"):
+        direct = np.expm1(np.where(small, 0.0, x)) - np.where(small, 0.0, x)
+    out = np.where(small, series, direct)
     return out[()] if out.ndim == 0 else out
 
 
@@ -359,6 +402,45 @@ def next_up(x):
     return np.nextafter(x, np.inf)
 
 
+def _scalar_out(out, like):
+    """A Python float for scalar input, else the array."""
+    return float(out) if np.ndim(like) == 0 and not isinstance(like, np.ndarray) else out
+
+
+def up_ulps(x, k: float):
+    """``x`` raised by ``k`` relative units of rounding: ``x + k·ULP·|x|`` (finite values;
+    ``±inf`` and NaN unchanged), vectorised; a Python float in gives a float out.
+
+    For ``x ≥ 0`` this is exactly what the inline idiom ``x·(1 + k·ULP)`` gives when ``k`` is a
+    power of two: ``k·ULP·|x|`` is then exact (outside the subnormal range) and both round the
+    same real number ``x + k·ULP·x`` once, to nearest. That rounding costs at most
+    ``½·ULP·|result|``, so the result is at least ``(k − 1)·ULP·|x|`` above ``x``: it covers a
+    relative error of ``k − 1`` units ULP (for any ``k ≥ 1``). It does not raise 0 (an exact
+    zero stays zero): for a value whose error is absolute (a subnormal result, a difference) add
+    that absolute bound separately.
+
+    >>> up_ulps(1.0, 4) == 1.0 + 4 * ULP, up_ulps(-1.0, 4) > -1.0, up_ulps(math.inf, 4)
+    (True, True, inf)
+    """
+    v = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.where(np.isfinite(v), v + (k * ULP) * np.abs(v), v)
+    return _scalar_out(out, x) if out.ndim == 0 else out
+
+
+def down_ulps(x, k: float):
+    """``x`` lowered by ``k`` relative units of rounding: ``x − k·ULP·|x|`` (the mirror of
+    :func:`up_ulps`; ``x·(1 − k·ULP)`` for ``x ≥ 0``).
+
+    >>> down_ulps(1.0, 4) < 1.0, down_ulps(0.0, 4)
+    (True, 0.0)
+    """
+    v = np.asarray(x, dtype=float)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.where(np.isfinite(v), v - (k * ULP) * np.abs(v), v)
+    return _scalar_out(out, x) if out.ndim == 0 else out
+
+
 def div_up(a: float, b: float) -> float:
     """``a / b`` rounded *up*: the smallest float ``>=`` the exact quotient (finite a, b > 0).
 
@@ -437,6 +519,114 @@ def round_down_log(log_value, *, ulps: float = 4.0):
         down = v - ulps * ULP * (1.0 + np.abs(v))
     out = np.where(np.isfinite(v), down, v)
     return out[()] if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------------------------------------
+# the ε-map of advanced joint convexity
+# ---------------------------------------------------------------------------------------------
+
+#: Relative error bound, in ULP, of one NumPy elementary function (exp, log, expm1, log1p):
+#: glibc is within 1 ulp, but NumPy may dispatch to SIMD versions (SVML on AVX-512) that are
+#: only documented to 4 ulp, so privamp budgets 4.
+FUNC_ULPS = 4.0
+
+#: The ε-map's margin (ULP): see :func:`_eps_map` for the error analysis (≤ 8.5 + 5 needed).
+EPS_MAP_ULPS = 16.0
+
+
+def _eps_map(x: np.ndarray, eta, log_eta, inverse: bool, up: bool) -> np.ndarray:
+    """``log(1 + η(e^x − 1))`` (``inverse``: ``log(1 + (e^x − 1)/η)``), moved ``up`` or down
+    by a bound on its rounding error; x ≥ 0 and η ∈ [0, 1] (η ≥ 1 gives x exactly).
+
+    Error analysis (u = ULP; every NumPy function within F = :data:`FUNC_ULPS` ulp, i.e. a
+    relative error ≤ F·u; a basic operation ≤ u/2).
+
+    A. Where nothing over- or underflows (η known as a float, x ≤ 700, y ≥ TINY):
+       y = η·expm1(x) (inverse: expm1(x)/η) has relative error ≤ (F + ½)u, and ``log1p(y)``
+       has condition number ``y/((1 + y) log1p(y)) ≤ 1`` and its own F·u: the result is within
+       (2F + ½)u = 8.5u **relative**. (Given log η instead, η = exp(log η) adds F·u: 12.5u.)
+    B. Otherwise: t = log η + ℓ with ℓ = log(e^x − 1) (``log_expm1``; inverse: t = ℓ − log η)
+       is within |Δt| ≤ (F + 1)u·(1 + |log η| + |ℓ|) **absolute**, and
+       ``softplus(t) = logaddexp(0, t)`` has derivative σ(t) ≤ min(1, softplus(t)) (since
+       log(1 + z) ≥ z/(1 + z)) and its own error ≤ (2F + ½)u relative (an exp and a log1p,
+       plus a sum of non-negative terms for t > 0). So the result v is within
+       ``8.5u·v + 5u·min(1, v)(1 + |log η| + |ℓ|)``.
+
+    The margin is :data:`EPS_MAP_ULPS` = 16 u times the same expressions (``16u·v`` in A,
+    ``16u·(v + min(1, v)(1 + |log η| + |ℓ|))`` in B): at least 1.2 times every bound above,
+    which also absorbs the rounding of the margin itself. Only B's margin carries |log η|: for
+    η = 1e-300 and x = 701 the result is ~0.3 but t is a difference of two numbers near 700,
+    whose rounding is ~1e-13 absolute. Results below TINY (only possible in B, where
+    e^t is subnormal and its error absolute) are replaced by 2·TINY going up and by the
+    trivial bound going down (0 for the map, x for the inverse, since η ≤ 1 gives
+    map(x) ≤ x ≤ inverse(x)).
+    """
+    if log_eta is None:
+        eta_arr = np.asarray(eta, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_eta = np.log(eta_arr)
+    else:
+        log_eta = np.minimum(np.asarray(log_eta, dtype=float), 0.0)
+        with np.errstate(under="ignore"):
+            eta_arr = np.exp(log_eta)
+    x, eta_arr, log_eta = np.broadcast_arrays(x, eta_arr, log_eta)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        em1 = np.expm1(np.minimum(x, 700.0))
+        y = em1 / eta_arr if inverse else eta_arr * em1
+        a = (x <= 700.0) & np.isfinite(y) & (y >= TINY) & (eta_arr >= TINY)
+        val_a = np.log1p(np.where(a, y, 0.0))
+        ell = log_expm1(x)
+        t = ell - log_eta if inverse else ell + log_eta
+        val_b = np.logaddexp(0.0, t)
+        val = np.where(a, val_a, val_b)
+        err_b = val + np.minimum(1.0, val) * (1.0 + np.abs(log_eta) + np.abs(ell))
+        err = (EPS_MAP_ULPS * ULP) * np.where(a, val, np.where(np.isfinite(err_b), err_b, 0.0))
+    zero_eta = np.isneginf(log_eta)
+    trivial = x if inverse else np.zeros_like(x)
+    if up:
+        out = np.where(val < TINY, 2.0 * TINY, val + err)
+    else:
+        out = np.where(val < TINY, trivial, val - err)
+    out = np.where(x == 0.0, 0.0, out)
+    if inverse:  # η ≤ 1: the inverse map is ≥ x; η = 0: ∞ (no ε maps anywhere)
+        out = np.where(zero_eta, np.inf, np.maximum(out, x))
+    else:  # the map is ≤ x, and 0 for η = 0
+        out = np.maximum(np.minimum(out, x), 0.0)
+        out = np.where(zero_eta, 0.0, out)
+    out = np.where(np.isposinf(x) & ~zero_eta, np.inf, out)
+    out = np.where(log_eta >= 0.0, x, out)  # η ≥ 1: the identity
+    return out
+
+
+def amplify_eps(eps: Any, eta: Any = None, *, log_eta: Any = None, up: bool = True):
+    """ε' = log(1 + η(e^ε − 1)) (Balle, Barthe, Gaboardi 2018, Theorem 2; Balle et al. 2019,
+    Theorem 1(3)-(4)), rounded **up** (``up=False``: down, for lower values); vectorised.
+
+    ``eta`` ∈ [0, 1] (or ``log_eta`` ≤ 0, its logarithm, for η below the float range). The
+    rounding is directed by :data:`EPS_MAP_ULPS` ulp of the error bounds written in
+    ``_eps_map``; the result always lies in [0, ε].
+
+    >>> amplify_eps(1.0, 0.01)  # catalogue §6.4: 0.01703686323617655 (here rounded up)
+    0.017036863236176612
+    """
+    e = check_real_array("eps", eps, "[0, inf]")
+    out = _eps_map(e, eta, log_eta, inverse=False, up=up)
+    return float(out) if out.ndim == 0 else out
+
+
+def deamplify_eps(eps_prime: Any, eta: Any = None, up: bool = False, *, log_eta: Any = None):
+    """The inverse map ε = log(1 + (e^{ε'} − 1)/η), rounded **down** (``up=True``: up, for lower
+    values of amplified profiles); vectorised. Never below ε' (η ≤ 1); ``inf`` for η = 0.
+
+    Same error analysis and margin as :func:`amplify_eps`. With ``eta = δ`` it is ε̃ of Balle
+    et al. 2019, Theorem 1(2).
+
+    >>> round(deamplify_eps(0.017036863236176612, 0.01), 12)
+    1.0
+    """
+    e = check_real_array("eps_prime", eps_prime, "[0, inf]")
+    out = _eps_map(e, eta, log_eta, inverse=True, up=up)
+    return float(out) if out.ndim == 0 else out
 
 
 # ---------------------------------------------------------------------------------------------

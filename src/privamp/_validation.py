@@ -38,6 +38,7 @@ __all__ = [
     "check_int",
     "check_pmf",
     "check_real",
+    "parse_enum",
     "check_real_array",
     "check_rng",
     "read_text_file",
@@ -204,21 +205,42 @@ def check_int(name: str, value: Any, interval: str | Interval = "[0, inf)") -> i
     return v
 
 
-def check_enum(name: str, value: Any, enum_type: type[E]) -> E:
-    """Accept an enum member, or a string naming one (via ``enum_type.parse`` if it has one)."""
+def parse_enum(name: str, value: Any, enum_type: type[E],
+               aliases: dict[str, str] | None = None) -> E:
+    """An enum member from itself or from a string, case-insensitively and ignoring surrounding
+    blanks: the member's value, its name, or one of ``aliases`` (lower-case string → member
+    name).
+
+    Raises :class:`InvalidTypeError` for a non-string and :class:`InvalidParameterError` for an
+    unknown string, both naming the parameter, the rule ("one of" the values) and the value.
+
+    >>> from privamp.relations import NeighbouringRelation as R
+    >>> parse_enum("relation", " Add-Remove", R)
+    <NeighbouringRelation.ADD_REMOVE: 'add-remove'>
+    >>> parse_enum("relation", "s", R, {"s": "SUBSTITUTE"})
+    <NeighbouringRelation.SUBSTITUTE: 'substitute'>
+    """
     if isinstance(value, enum_type):
         return value
-    choices = ", ".join(repr(m.value) for m in enum_type)
-    rule = f"one of {choices}"
-    if isinstance(value, str):
-        parse = getattr(enum_type, "parse", None)
-        if parse is not None:
-            return parse(value, name=name)
-        for member in enum_type:
-            if value == member.value or value.upper() == member.name:
-                return member
-        raise InvalidParameterError(name, rule, value)
-    raise InvalidTypeError(name, rule, value)
+    rule = "one of " + ", ".join(repr(m.value) for m in enum_type)
+    if not isinstance(value, str):
+        raise InvalidTypeError(name, rule, value)
+    key = value.strip().lower()
+    for member in enum_type:
+        if key == str(member.value).lower() or key == member.name.lower():
+            return member
+    if aliases and key in aliases:
+        return enum_type[aliases[key]]
+    raise InvalidParameterError(name, rule, value)
+
+
+def check_enum(name: str, value: Any, enum_type: type[E]) -> E:
+    """Accept an enum member, or a string naming one (via ``enum_type.parse`` if it has one,
+    else :func:`parse_enum`)."""
+    parse = getattr(enum_type, "parse", None)
+    if isinstance(value, str) and parse is not None:
+        return parse(value, name=name)
+    return parse_enum(name, value, enum_type)
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

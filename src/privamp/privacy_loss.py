@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import _special
-from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed
+from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed, up_ulps
 from ._validation import check_int, check_real, check_real_array, check_rng
 from .divergences import align
 from .errors import NumericalError
@@ -293,7 +293,7 @@ def mgf_from_profile(
         lo_int, up_int = _bracket_integral(profile, s, T, rtol, max_cells)
     factor = s * (s + 1)
     upper = 1.0 + factor * (up_int + tail_up)
-    upper = upper * (1 + 16 * ULP)
+    upper = up_ulps(upper, 16)
     lower = 1.0 + factor * lo_int
     return Bracket(min(lower, upper), upper)
 

@@ -41,13 +41,15 @@ import numpy as np
 from ._numerics import (
     ULP,
     bisect_threshold,
+    down_ulps,
     log1mexp,
     log_expm1,
     next_up,
     round_down_log,
     round_up_log,
+    up_ulps,
 )
-from ._validation import check_int, check_real, check_real_array
+from ._validation import check_int, check_real, check_real_array, parse_enum
 from .errors import InvalidParameterError, UnsupportedCombinationError
 from .relations import NeighbouringRelation
 
@@ -75,14 +77,8 @@ class GroupPrivacy(enum.Enum):
 
     @classmethod
     def parse(cls, value, *, name: str = "group_privacy") -> GroupPrivacy:
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, str):
-            key = value.strip().lower().replace("_", "-")
-            for member in cls:
-                if key == member.value or key == member.value.replace("-", ""):
-                    return member
-        raise InvalidParameterError(name, "one of 'white-box', 'black-box'", value)
+        """``"white-box"``/``"black-box"`` (also ``white_box``, ``whitebox``, any case)."""
+        return parse_enum(name, value, cls, {"whitebox": "WHITE_BOX", "blackbox": "BLACK_BOX"})
 
 
 def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
@@ -207,25 +203,39 @@ class PrivacyProfile(abc.ABC):
         return _scalar_or_array(out, arr)
 
     def log_delta_extended(self, eps: Any):
-        """``log δ(ε)`` for every real ε, with the symmetric extension to ε < 0.
+        """``log δ(ε)`` for every real ε, with the symmetric extension to ε < 0 (an upper bound).
 
         For a symmetric relation, ``sup D_{e^ε}`` with e^ε < 1 equals
         ``1 − e^ε + e^ε δ(−ε)`` (the α < 1 identity ``D_α(μ‖μ') = 1 − α + α D_{1/α}(μ'‖μ)``,
         catalogue §3.2). Theorem 14 of Balle et al. 2018 needs it (catalogue erratum E3).
         """
-        arr = check_real_array("eps", eps, "[-inf, inf]").reshape(-1)
-        out = np.empty(arr.shape)
-        pos = arr >= 0
+        arr = check_real_array("eps", eps, "[-inf, inf]")
+        return _scalar_or_array(self._log_delta_extended(arr.reshape(-1)), arr)
+
+    def log_delta_extended_lower(self, eps: Any):
+        """A lower bound on :meth:`log_delta_extended` (from :meth:`log_delta_lower`)."""
+        arr = check_real_array("eps", eps, "[-inf, inf]")
+        return _scalar_or_array(self._log_delta_extended(arr.reshape(-1), lower=True), arr)
+
+    def _log_delta_extended(self, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+        """The extended profile on a 1-D array of real ε (no validation): the profile (or its
+        lower values) at ε ≥ 0, ``log(1 − e^ε + e^ε δ(−ε))`` below. The extension increases in
+        δ, so upper (lower) values of δ give upper (lower) values; its log-add-exp (a few ulp,
+        of values ≤ 0 — the 8 ulp of :func:`round_up_log` cover them) is rounded the same way.
+        """
+        at = self._log_delta_lower if lower else self._log_delta
+        out = np.empty(eps.shape)
+        pos = eps >= 0
         if np.any(pos):
-            out[pos] = np.minimum(self._log_delta(arr[pos]), 0.0)
+            out[pos] = at(eps[pos])
         neg = ~pos
         if np.any(neg):
-            e = arr[neg]
-            with np.errstate(invalid="ignore"):
-                base = np.minimum(self._log_delta(-e), 0.0)
-                val = np.logaddexp(log1mexp(e), e + base)
-            out[neg] = np.minimum(np.where(np.isneginf(e), 0.0, val), 0.0)
-        return _scalar_or_array(out, check_real_array("eps", eps, "[-inf, inf]"))
+            e = eps[neg]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                val = np.logaddexp(log1mexp(e), e + np.minimum(at(-e), 0.0))
+                val = round_down_log(val, ulps=8) if lower else round_up_log(val)
+            out[neg] = np.where(np.isneginf(e), 0.0, val)
+        return np.minimum(out, 0.0)
 
     def delta_extended(self, eps: Any):
         """δ(ε) for every real ε (see :meth:`log_delta_extended`); lies in [max(0, 1 − e^ε), 1]."""
@@ -581,8 +591,7 @@ class TabulatedProfile(PrivacyProfile):
             if np.any(before):
                 x = eps[before]
                 # δ₀ + e^{ε₀} − e^ε = δ₀ + e^ε (e^{ε₀−ε} − 1)
-                val[before] = np.minimum(1.0, (d[0] + np.exp(x) * np.expm1(e[0] - x))
-                                         * (1 + 4 * ULP))
+                val[before] = np.minimum(1.0, up_ulps(d[0] + np.exp(x) * np.expm1(e[0] - x), 4))
             val[after] = d[-1]
             if np.any(inside):
                 i = idx[inside]
@@ -607,7 +616,7 @@ class TabulatedProfile(PrivacyProfile):
                 x = eps[before]
                 y = e[0] - x  # > 0, within ½ ulp; expm1 amplifies that by at most 1 + y
                 rise = np.exp(x) * np.expm1(y) * (1 - (4 + y) * ULP)
-                val[before] = np.minimum(1.0, (d[0] + rise) * (1 - ULP) - 2 * _SUBNORMAL)
+                val[before] = np.minimum(1.0, down_ulps(d[0] + rise, 1) - 2 * _SUBNORMAL)
             val[after] = d[-1]  # the last node's value, exactly
             if np.any(inside):
                 # the chord d_i (1 − t) + d_{i+1} t, a sum of two non-negative terms (no
@@ -623,9 +632,9 @@ class TabulatedProfile(PrivacyProfile):
                 l1, ly, l2 = log_expm1(z1), log_expm1(y), log_expm1(z2)
                 err_t = 4 * ULP * (3 + z1 + z2 + np.abs(l1) + np.abs(l2))
                 err_s = 4 * ULP * (3 + 2 * z1 + y + z2 + np.abs(ly) + np.abs(l2))
-                t_lo = np.exp(l1 - l2 - err_t) * (1 - 2 * ULP)
-                s_lo = np.exp(z1 + ly - l2 - err_s) * (1 - 2 * ULP)
-                chord = (d[i] * s_lo + d[i + 1] * t_lo) * (1 - 2 * ULP) - 4 * _SUBNORMAL
+                t_lo = down_ulps(np.exp(l1 - l2 - err_t), 2)
+                s_lo = down_ulps(np.exp(z1 + ly - l2 - err_s), 2)
+                chord = down_ulps(d[i] * s_lo + d[i + 1] * t_lo, 2) - 4 * _SUBNORMAL
                 # the chord never goes below the right node; at a node it is the node's value
                 val[inside] = np.where(z1 == 0.0, d[i], np.maximum(chord, d[i + 1]))
         with np.errstate(divide="ignore"):

@@ -34,8 +34,7 @@ from __future__ import annotations
 
 import enum
 
-from ._validation import check_int, check_real
-from .errors import InvalidParameterError, InvalidTypeError
+from ._validation import check_int, check_real, parse_enum
 
 __all__ = ["NeighbouringRelation", "Relation", "clipped_sum_sensitivity"]
 
@@ -81,15 +80,7 @@ class NeighbouringRelation(enum.Enum):
     def parse(cls, value: str | NeighbouringRelation, *, name: str = "relation"):
         """Parse ``"add-remove"``, ``"substitute"`` and the usual aliases (``"R"``, ``"S"``,
         ``"replace-one"``, ...), case-insensitively."""
-        if isinstance(value, cls):
-            return value
-        rule = "one of 'add-remove', 'substitute'"
-        if not isinstance(value, str):
-            raise InvalidTypeError(name, rule, value)
-        key = _ALIASES.get(value.strip().lower())
-        if key is None:
-            raise InvalidParameterError(name, rule, value)
-        return cls[key]
+        return parse_enum(name, value, cls, _ALIASES)
 
     def __str__(self) -> str:
         return self.value

@@ -34,8 +34,9 @@ import numpy as np
 
 from .._numerics import (
     ULP,
+    amplify_eps,
+    deamplify_eps,
     log1mexp,
-    log_expm1,
     logsumexp_signed,
     round_down_log,
     round_up_log,
@@ -60,62 +61,9 @@ R = NeighbouringRelation.ADD_REMOVE
 S = NeighbouringRelation.SUBSTITUTE
 
 
-# -------------------------------------------------------------------------------------------
-# the ε map of advanced joint convexity (BBG Theorem 2)
-# -------------------------------------------------------------------------------------------
-
-
-def amplify_eps(eps: Any, eta: float):
-    """ε' = log(1 + η(e^ε − 1)) (BBG Theorem 2), rounded up; vectorised over ε.
-
-    Stable for tiny η and ε (``log1p(η expm1(ε))``) and for ε beyond 709
-    (``ε + log(η + (1 − η) e^{−ε})``).
-
-    >>> amplify_eps(1.0, 0.01)  # catalogue §6.4: 0.01703686323617655 (here rounded up)
-    0.017036863236176567
-    """
-    e = check_real_array("eps", eps, "[0, inf]")
-    eta = float(eta)
-    with np.errstate(over="ignore", invalid="ignore"):
-        small = np.log1p(eta * np.expm1(np.minimum(e, 700.0)))
-        large = e + np.log(eta + (1.0 - eta) * np.exp(-e))
-    out = np.where(e > 700.0, large, small)
-    out = np.where(np.isinf(e), np.inf if eta > 0 else 0.0, out)
-    out = np.where(eta >= 1.0, e, out)
-    with np.errstate(invalid="ignore"):
-        out = np.where(np.isfinite(out), out + 4 * ULP * np.abs(out), out)  # round up
-    out = np.minimum(out, e)  # ε' ≤ ε always
-    return float(out) if out.ndim == 0 else out
-
-
-def deamplify_eps(eps_prime: Any, eta: float, up: bool = False):
-    """The inverse map ε = log(1 + (e^{ε'} − 1)/η), rounded down (``up=True``: rounded up, for
-    lower values of amplified profiles); vectorised over ε'.
-
-    Either form is within 4 ulp of its value (expm1, the division and log1p round once each, the
-    large-ε' form sums non-negative terms), so moving it by 4 ulp of |ε| directs the rounding.
-
-    >>> round(deamplify_eps(0.017036863236176567, 0.01), 12)
-    1.0
-    """
-    e = check_real_array("eps_prime", eps_prime, "[0, inf]")
-    eta = float(eta)
-    if eta <= 0.0:
-        return np.full(e.shape, np.inf)[()] if e.ndim == 0 else np.full(e.shape, np.inf)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        # log1p(expm1(ε')/η) overflows once log(e^{ε'} − 1) − log η passes ~709; then
-        # ε' − log η + log1p((η − 1) e^{−ε'}) is accurate (ε' is not small there)
-        use_large = log_expm1(np.minimum(e, 700.0)) - math.log(eta) > 700.0
-        small = np.log1p(np.expm1(np.minimum(e, 700.0)) / eta)
-        large = e - math.log(eta) + np.log1p((eta - 1.0) * np.exp(-e))
-    out = np.where(use_large | (e > 700.0), large, small)
-    out = np.where(np.isinf(e), np.inf, out)
-    out = np.where(eta >= 1.0, e, out)
-    with np.errstate(invalid="ignore"):
-        shift = np.where(np.isfinite(out), 4 * ULP * np.abs(out), 0.0)
-        out = out + shift if up else out - shift  # round up / down
-    out = np.maximum(out, e)  # ε ≥ ε'
-    return float(out) if out.ndim == 0 else out
+# the ε map of advanced joint convexity (BBG Theorem 2), ε' = log(1 + η(e^ε − 1)), and its
+# inverse are the toolkit's amplify_eps / deamplify_eps (re-exported here; one rounding policy
+# with the mixing conditions)
 
 
 # -------------------------------------------------------------------------------------------
@@ -371,7 +319,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         for ki, sh, lgt in zip(k, shift, self._log_gt, strict=True):
             if ki < n:
                 e_k = eps + sh
-                terms.append(lgt + _log_extended(self.base, e_k))
+                terms.append(lgt + self.base._log_delta_extended(e_k))
             else:
                 terms.append(np.full(eps.shape, lgt))  # γ̃_n · 1
         terms.append(np.full(eps.shape, self._log_omitted))
@@ -417,7 +365,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
                     e_k = eps_hi + shift
                     e_k = np.where(np.isfinite(e_k), e_k + ULP * (np.abs(eps_hi) + abs(shift)),
                                    e_k)
-                terms.append(lgt + _log_extended_lower(self.base, e_k))
+                terms.append(lgt + self.base._log_delta_extended(e_k, lower=True))
             else:
                 terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
         inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
@@ -437,37 +385,6 @@ class PoissonSubstitutionProfile(PrivacyProfile):
 
     def __repr__(self) -> str:
         return f"PoissonSubstitutionProfile({self.base!r} under {self.scheme!r})"
-
-
-def _log_extended(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
-    """log of the profile extended to ε < 0 (1 − e^ε + e^ε δ(−ε)), vectorised."""
-    out = np.empty(eps.shape)
-    pos = eps >= 0
-    if np.any(pos):
-        out[pos] = profile._log_delta(eps[pos])
-    neg = ~pos
-    if np.any(neg):
-        e = eps[neg]
-        with np.errstate(invalid="ignore"):
-            out[neg] = np.logaddexp(log1mexp(e), e + profile._log_delta(-e))
-    return np.minimum(out, 0.0)
-
-
-def _log_extended_lower(profile: PrivacyProfile, eps: np.ndarray) -> np.ndarray:
-    """Lower bound on the log of the extended profile (1 − e^ε + e^ε δ(−ε) for ε < 0): it is
-    increasing in δ, so the profile's lower values give a lower value; the log-add-exp is
-    rounded down."""
-    out = np.empty(eps.shape)
-    pos = eps >= 0
-    if np.any(pos):
-        out[pos] = profile._log_delta_lower(eps[pos])
-    neg = ~pos
-    if np.any(neg):
-        e = eps[neg]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            val = np.logaddexp(log1mexp(e), e + np.minimum(profile._log_delta_lower(-e), 0.0))
-            out[neg] = np.where(np.isneginf(e), 0.0, round_down_log(val, ulps=8))
-    return np.minimum(out, 0.0)
 
 
 # -------------------------------------------------------------------------------------------

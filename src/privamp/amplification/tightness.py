@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, logsumexp_signed, round_down_log
+from .._numerics import down_ulps, logsumexp_signed, round_down_log
 from .._validation import check_real, check_real_array
 from ..divergences import hockey_stick_density
 from ..errors import InvalidParameterError, UnsupportedCombinationError
@@ -157,7 +157,7 @@ def tightness_report(mechanism, scheme: SamplingScheme, eps: Any,
     eps_prime = pts["eps_amplified"]
     if isinstance(mechanism, RandomizedResponse | RandomizedMembershipMechanism):
         lb = membership_lower_bound(scheme, mechanism.p, upper_profile.relation)
-        lower = np.atleast_1d(lb.delta(eps_prime)) * (1 - 8 * ULP)
+        lower = down_ulps(np.atleast_1d(lb.delta(eps_prime)), 8)
         method = "randomized membership, exact (Lemma 12)"
     elif isinstance(mechanism, GaussianMechanism | LaplaceMechanism):
         pmf = scheme.multiplicity()

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, round_up_log
+from .._numerics import round_up_log, up_ulps
 from .._validation import check_int, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..relations import NeighbouringRelation
@@ -231,6 +231,14 @@ class RdpCurve:
             raise UnsupportedCombinationError(
                 "a lower-bound RDP curve does not give an (ε, δ) guarantee")
 
+    def _finite_points(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        """The orders and ε of the curve's finite points, and whether one ε is exactly 0
+        (D_order(P‖Q) = 0 at one order > 1 ⇒ P = Q)."""
+        o, e = self._orders, self._eps
+        finite = np.isfinite(o) & np.isfinite(e)
+        fo, fe = o[finite], e[finite]
+        return fo, fe, bool(np.any(fe == 0.0))
+
     def epsilon(self, delta: Any, *, return_order: bool = False, warn: bool = True):
         """Smallest ε (over the grid) with (ε, δ)-DP implied by the curve, rounded up.
 
@@ -240,12 +248,8 @@ class RdpCurve:
         self._require_upper()
         d = check_real_array("delta", delta, "[0, 1]")
         flat = d.reshape(-1)
-        eps_out = np.empty(flat.shape)
-        order_out = np.empty(flat.shape)
-        o, e = self._orders, self._eps
-        finite = np.isfinite(o) & np.isfinite(e)
-        fo, fe = o[finite], e[finite]
-        identical = bool(np.any(fe == 0.0))  # D_order(P‖Q) = 0 at one order > 1 ⇒ P = Q
+        eps_out, order_out = np.empty(flat.shape), np.empty(flat.shape)
+        fo, fe, identical = self._finite_points()
         for i, dv in enumerate(flat):
             if identical:
                 eps_out[i], order_out[i] = 0.0, fo[int(np.argmax(fe == 0.0))]
@@ -282,12 +286,8 @@ class RdpCurve:
         self._require_upper()
         arr = check_real_array("eps", eps, "[0, inf]")
         flat = arr.reshape(-1)
-        out = np.empty(flat.shape)
-        order_out = np.empty(flat.shape)
-        o, e = self._orders, self._eps
-        finite = np.isfinite(o) & np.isfinite(e)
-        fo, fe = o[finite], e[finite]
-        identical = bool(np.any(fe == 0.0))  # P = Q: δ = 0 for every ε ≥ 0
+        out, order_out = np.empty(flat.shape), np.empty(flat.shape)
+        fo, fe, identical = self._finite_points()  # identical: P = Q, δ = 0 for every ε ≥ 0
         for i, ev in enumerate(flat):
             if identical or (math.isfinite(self.pure_epsilon) and ev >= self.pure_epsilon):
                 out[i], order_out[i] = 0.0, math.inf
@@ -312,5 +312,5 @@ class RdpCurve:
 def _round_up(values):
     """Raise ε values by a few ulp of their magnitude (sums and products of rounded values)."""
     v = np.asarray(values, dtype=float)
-    out = np.where(np.isfinite(v), v + 8 * ULP * np.abs(v), v)
+    out = up_ulps(v, 8)
     return out[()] if out.ndim == 0 else out

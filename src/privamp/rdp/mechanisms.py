@@ -67,7 +67,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, mul_up, round_down_log, round_up_log
+from .._numerics import ULP, down_ulps, expm1_minus_x, mul_up, round_down_log, round_up_log, up_ulps
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from ..mechanisms import (
@@ -177,22 +177,6 @@ class ExactRdpCurve(RdpCurve):
 # ---------------------------------------------------------------------------------------------
 
 
-def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
-    """``e^x − 1 − x`` (≥ 0) to a few ulp for every real x: Taylor series for |x| < ½ (Horner,
-    terms to x^21/21!, truncation < 1e-25 relative), ``expm1(x) − x`` beyond (the subtraction
-    then loses at most a factor 5 in relative accuracy)."""
-    x = np.asarray(x, dtype=float)
-    small = np.abs(x) < 0.5
-    xs = np.where(small, x, 0.0)
-    acc = np.zeros_like(xs)
-    for k in range(21, 1, -1):  # Σ_{k≥2} x^k/k! = x²(1/2! + x(1/3! + …))
-        acc = acc * xs + 1.0 / math.factorial(k)
-    series = acc * xs * xs
-    with np.errstate(over="ignore", invalid="ignore"):
-        direct = np.expm1(np.where(small, 0.0, x)) - np.where(small, 0.0, x)
-    return np.where(small, series, direct)
-
-
 def _gaussian_eps(theta: float, a: np.ndarray):
     """Gaussian RDP ``a θ²/2`` and its relative error bound."""
     return a * (theta * theta) / 2.0, np.full(a.shape, 4 * ULP)
@@ -205,7 +189,7 @@ def _laplace_eps(theta: float, a: np.ndarray):
     v = a * theta
     big = u > 30.0
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        n_small = a * _expm1_minus_x(np.where(big, 0.0, u)) + s * _expm1_minus_x(-v)
+        n_small = a * expm1_minus_x(np.where(big, 0.0, u)) + s * expm1_minus_x(-v)
         small_eps = np.log1p(n_small / (2.0 * a - 1.0)) / s
         two = 2.0 * a - 1.0
         big_eps = np.logaddexp(np.log(a / two) + u, np.log(s / two) - v) / s
@@ -373,10 +357,10 @@ def rdp_bracket_from_profile(profile: PrivacyProfile, orders: Any = DEFAULT_ORDE
                 overflow = True
             else:
                 log_up = float(round_up_log(math.log(b.upper)))
-                upper[i] = max(log_up / s * (1 + 4 * ULP), 0.0)
+                upper[i] = max(up_ulps(log_up / s, 4), 0.0)
                 if b.lower is not None and b.lower > 0:
                     log_lo = float(round_down_log(math.log(b.lower)))
-                    best_lower = max(best_lower, max(log_lo / s * (1 - 4 * ULP), 0.0))
+                    best_lower = max(best_lower, max(down_ulps(log_lo / s, 4), 0.0))
         lower[i] = best_lower
     if math.isfinite(pure):
         upper = np.minimum(upper, pure_dp_rdp(pure, o).epsilons)
@@ -462,21 +446,24 @@ def _(mechanism: GaussianProfile, orders: Any = DEFAULT_ORDERS, group_size: int 
                            mechanism.relation, f"Gaussian theta={k * mechanism.theta:g}")
 
 
+def _laplace_of(mechanism, orders, k: int, label: str) -> ExactRdpCurve:
+    """The Laplace curve at the group's θ = kΔ/b, rounded up."""
+    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
+                          mechanism.relation, label)
+
+
 @rdp_curve.register
 def _(mechanism: LaplaceMechanism, orders: Any = DEFAULT_ORDERS, group_size: int = 1):
     k = _group(group_size)
     group = f", group of {k}" if k > 1 else ""
-    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
-                          mechanism.relation,
-                          f"Laplace b={mechanism.scale:g}, sensitivity={mechanism.sensitivity:g}"
-                          f"{group}")
+    return _laplace_of(mechanism, orders, k, f"Laplace b={mechanism.scale:g}, "
+                       f"sensitivity={mechanism.sensitivity:g}{group}")
 
 
 @rdp_curve.register
 def _(mechanism: LaplaceProfile, orders: Any = DEFAULT_ORDERS, group_size: int = 1):
     k = _group(group_size)
-    return _laplace_curve(mul_up(float(k), mechanism.theta), check_orders(orders),
-                          mechanism.relation, f"Laplace theta={k * mechanism.theta:g}")
+    return _laplace_of(mechanism, orders, k, f"Laplace theta={k * mechanism.theta:g}")
 
 
 def _rr_from_p(p: float, orders, relation, group_size) -> ExactRdpCurve:

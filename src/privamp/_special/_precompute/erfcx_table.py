@@ -1,4 +1,4 @@
-"""Generate ``src/privamp/_erfcx_table.py``: the piecewise polynomials of privamp's erfcx.
+"""Generate ``privamp/_special/_erfcx_table.py``: the piecewise polynomials of privamp's erfcx.
 
 privamp evaluates the scaled complementary error function ``erfcx(x) = exp(x²) erfc(x)`` on
 0 ≤ x ≤ 46 with one polynomial per cell of a uniform partition of ``y = 4/(4 + x)`` into
@@ -11,12 +11,14 @@ neighbouring cell. The script then measures, in mpmath, the relative error of th
 ``1.2e-16`` (0.54 ulp: the truncation error is below 3e-18, the rest is the rounding of the
 coefficients to doubles). Beyond x = 46 privamp uses the asymptotic series, not a table.
 
-Run from the repository root (needs mpmath, a test dependency)::
+Run it as a module (needs mpmath, a test dependency; the file also runs by its path, it imports
+nothing from privamp)::
 
-    .venv/bin/python scripts/generate_erfcx_table.py          # writes the module
-    .venv/bin/python scripts/generate_erfcx_table.py --check  # compares with the stored one
+    python -m privamp._special._precompute.erfcx_table          # writes the module
+    python -m privamp._special._precompute.erfcx_table --check  # compares with the stored one
 
 ``tests/test_special.py`` runs ``--check`` so the stored table is the output of this script.
+(SciPy keeps its generators the same way, in ``scipy/special/_precompute/``.)
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ X_MAX = 46  # y = 4/(4 + 46) = 0.08: cells 8 … 99
 FIRST = CELLS * 4 // (4 + X_MAX)
 WIDEN = mp.mpf("1e-3")
 TOLERANCE = mp.mpf("1.2e-16")
-TARGET = Path(__file__).resolve().parents[1] / "src" / "privamp" / "_erfcx_table.py"
+TARGET = Path(__file__).resolve().parents[1] / "_erfcx_table.py"
 
 
 def erfcx(x):
@@ -81,7 +83,8 @@ def render() -> str:
     lines = [
         '"""Piecewise polynomials of erfcx on 0 ≤ x ≤ 46 (generated; do not edit).',
         "",
-        "Written by ``scripts/generate_erfcx_table.py``; see there and :mod:`privamp._special`.",
+        "Written by ``python -m privamp._special._precompute.erfcx_table``; see there and",
+        ":mod:`privamp._special`.",
         f"Worst relative error of the stored polynomials (in exact arithmetic): "
         f"{mp.nstr(worst, 3)}.",
         '"""',
@@ -111,10 +114,11 @@ def main() -> int:
     text = render()
     if args.check:
         same = TARGET.read_text(encoding="utf-8") == text
-        print("stored table matches" if same else "stored table differs from the generator")
+        sys.stdout.write("stored table matches\n" if same
+                         else "stored table differs from the generator\n")
         return 0 if same else 1
     TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
+    sys.stdout.write(f"wrote {TARGET}\n")
     return 0
 
 

@@ -15,8 +15,9 @@ relative error of the argument is not amplified: ``|x erfcx'(x)/erfcx(x)| ≤ 1`
 * 0 ≤ x ≤ 46: one polynomial of degree 11 in ``x − x_c`` per cell of a uniform partition of
   ``y = 4/(4 + x)`` into 100 cells (short cells where erfcx bends, long where it is flat). The
   coefficients interpolate erfcx at Chebyshev nodes; they were computed with mpmath by
-  ``scripts/generate_erfcx_table.py``, which also checks that the stored polynomials are within
-  1.1e-16 (relative) of erfcx in exact arithmetic. Horner's rule then adds about one ulp.
+  ``python -m privamp._special._precompute.erfcx_table``, which also checks that the stored
+  polynomials are within 1.1e-16 (relative) of erfcx in exact arithmetic. Horner's rule then
+  adds about one ulp.
 * x > 46: the asymptotic series ``erfcx(x) = (1/(x√π)) Σ_k (−1)^k (2k−1)!!/(2x²)^k`` to k = 6;
   the series alternates with decreasing terms, so the truncation error is below the first
   omitted term, < 6e-21 (relative) at x = 46.

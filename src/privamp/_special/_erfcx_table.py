@@ -1,6 +1,7 @@
 """Piecewise polynomials of erfcx on 0 ≤ x ≤ 46 (generated; do not edit).
 
-Written by ``scripts/generate_erfcx_table.py``; see there and :mod:`privamp._special`.
+Written by ``python -m privamp._special._precompute.erfcx_table``; see there and
+:mod:`privamp._special`.
 Worst relative error of the stored polynomials (in exact arithmetic): 1.07e-16.
 """
 
