@@ -42,7 +42,8 @@ class MechanismRegistry(MutableMapping):
             raise
 
     def __getitem__(self, name: str) -> type[Mechanism]:
-        self._load()
+        if name not in self._entries:  # a mechanism registered already needs no provider
+            self._load()
         return self._entries[name]
 
     def __setitem__(self, name: str, cls: type[Mechanism]) -> None:
