@@ -69,7 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, div_up, log_comb, log_expm1
+from .._numerics import ULP, div_up, down_ulps, log_comb, log_expm1, up_ulps
 from .._validation import check_int, check_real, parse_enum
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from ..mechanisms import GaussianMechanism, GaussianProfile
@@ -190,7 +190,7 @@ def _base_lower(base: Any, orders: np.ndarray):
     if isinstance(curve, ExactRdpCurve):
         lo = curve.lower_epsilons
     elif curve.bound == "exact":
-        lo = curve.epsilons * (1.0 - 64 * ULP)  # a user's exact curve: allow for its rounding
+        lo = down_ulps(curve.epsilons, 64)  # a user's exact curve: allow for its rounding
     else:
         raise UnsupportedCombinationError(
             "the subsampled lower bound (W-9) needs the exact RDP curve of a base mechanism whose "
@@ -232,7 +232,7 @@ def _pure_cap(gamma: float, pure: float) -> float:
     # an absolute error Δx of x moves log(1 + e^x) by at most expit(x)·Δx
     dx = 16 * ULP * (1.0 + abs(log_gamma) + abs(lem))
     # expit(x) = 1/(1 + e^{−x}), with the exponent capped at 700: that only raises the factor
-    return val * (1.0 + 8 * ULP) + dx / (1.0 + math.exp(min(-x, 700.0)))
+    return up_ulps(val, 8) + dx / (1.0 + math.exp(min(-x, 700.0)))
 
 
 def _zero_curve(orders: np.ndarray, relation, label, bound="upper") -> RdpCurve:
@@ -437,7 +437,7 @@ def subsampled_lower_bound(base: Any, sampling_rate: float, orders: Any = None, 
             cap = 0.0
         else:
             cap = float(np.logaddexp(0.0, math.log(gamma) + float(log_expm1(pure_lo))))
-            cap = cap * (1.0 - 16 * ULP)
+            cap = down_ulps(cap, 16)
         out[~np.isfinite(o)] = cap
     return RdpCurve(o, np.maximum(out, 0.0), bound="lower", relation=rel, label=label)
 
