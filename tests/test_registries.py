@@ -185,3 +185,72 @@ def test_top_level_names_are_lazy():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         privamp.nope  # noqa: B018
+
+
+NEW_SCHEME = '''
+import json, sys
+from dataclasses import dataclass
+from typing import ClassVar
+
+from privamp._params import Param
+from privamp.relations import NeighbouringRelation as Rel
+from privamp.sampling import SCHEMES, MultiplicityPmf, SamplingScheme, WithoutReplacement
+
+S = Rel.SUBSTITUTE
+
+
+@dataclass(frozen=True)
+class HalfWithoutReplacement(SamplingScheme):
+    """A toy scheme: a uniform half of the records (WOR(n, n // 2))."""
+
+    n: int
+    kind: ClassVar[str] = "half"
+    params: ClassVar = (Param("n", "[2, inf)", integer=True, help="dataset size"),)
+    relation_map: ClassVar = {S: S}
+    theorems: ClassVar = {S: "BBG Theorem 9 (without replacement, substitution)"}
+
+    @property
+    def m(self):
+        return self.n // 2
+
+    def multiplicity(self):
+        return WithoutReplacement(self.n, self.m).multiplicity()
+
+    def _draw(self, n, rng):
+        return rng.choice(n, size=self.m, replace=False)
+
+    @classmethod
+    def examples(cls):
+        return [cls(2), cls(100)]
+
+
+assert "half" in SCHEMES
+from privamp.cli import main
+from privamp.sweep import evaluate, expand
+
+main(["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--sampling", "half", "--n", "100",
+      "--steps", "10", "--delta", "1e-5", "--json"])
+main(["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--sampling", "wor", "--n", "100",
+      "--m", "50", "--steps", "10", "--delta", "1e-5", "--json"])
+rows = evaluate(expand({"mechanism": "gaussian", "sigma": 1.0, "sampling": "half", "n": 100,
+                        "steps": 10, "delta": 1e-5}))
+print(json.dumps({"sweep": rows[0]["epsilon"]}))
+'''
+
+
+def test_a_new_scheme_is_one_class(tmp_path):
+    """Issue 16: a scheme declared as one class (nothing else edited) is offered by the CLI and
+    the sweeps, and accounted like the scheme it equals in law."""
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "new_scheme.py"
+    script.write_text(NEW_SCHEME)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         check=True, timeout=300).stdout.splitlines()
+    half, wor, sweep = (json.loads(line) for line in out[-3:])
+    assert half["sampling"] == {"scheme": "half", "n": 100}
+    # the same law; η is rounded up along another path (a few ulp)
+    assert half["epsilon"] == pytest.approx(wor["epsilon"], rel=1e-9)
+    assert sweep["sweep"] == pytest.approx(wor["epsilon"], rel=1e-9)

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import check_choice, check_int, check_real
+from ._validation import check_int, check_real, parse_enum
 from .errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from .mechanisms.base import Mechanism
 from .profiles import GroupPrivacy, PrivacyProfile
@@ -56,9 +56,7 @@ class Backend(enum.StrEnum):
 
     @classmethod
     def parse(cls, value: Backend | str) -> Backend:
-        if isinstance(value, cls):
-            return value
-        return cls(check_choice("backend", value, [b.value for b in cls]))
+        return parse_enum("backend", value, cls)
 
 
 def _value_key(obj: Any, depth: int = 0) -> Any:

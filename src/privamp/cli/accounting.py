@@ -31,6 +31,7 @@ import numpy as np
 from .._validation import check_real
 from ..display import num, num_down, num_up
 from ..errors import UnsupportedCombinationError
+from ..mechanisms import noise_mechanisms
 from ..relations import NeighbouringRelation
 from ._common import (
     SAMPLINGS,
@@ -59,7 +60,8 @@ from ._common import (
 __all__ = ["add_calibrate", "add_delta", "add_epsilon", "add_plot_composition", "add_plot_delta"]
 
 _ACCOUNTANTS = ("pld", "rdp", "fourier")
-_CALIBRATED = ("sigma", "scale", "rate", "steps", "b", "m")
+#: what --calibrate solves for: a mechanism's noise, the Poisson rate, the steps, a MUST size
+_CALIBRATED = (*noise_mechanisms(), "rate", "steps", "b", "m")
 
 
 #: Parameter names of these commands -> options, for error messages.
@@ -296,8 +298,11 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                                   backend=args.accountant)
         mech_desc = describe_mechanism(mech)
     else:
-        if args.sampling not in ("must-ow", "must-wo", "must-ww"):
-            raise CliError(f"--calibrate {parameter} needs --sampling must-ow|must-wo|must-ww")
+        from ..sampling import SCHEMES
+
+        staged = [kind for kind in SAMPLINGS[1:] if "b" in SCHEMES[kind].reads()]
+        if args.sampling not in staged:
+            raise CliError(f"--calibrate {parameter} needs --sampling {'|'.join(staged)}")
         if args.n is None:
             raise CliError(f"--n is required with --sampling {args.sampling}")
         other = "m" if parameter == "b" else "b"

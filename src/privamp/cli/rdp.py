@@ -20,6 +20,7 @@ import numpy as np
 
 from ..display import num, num_up
 from ..rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
+from ..rdp.subsampled import SUBSAMPLED_SCHEMES
 from ._common import (
     CliError,
     add_json,
@@ -34,7 +35,9 @@ from ._common import (
 
 __all__ = ["add_plot_rdp", "add_rdp"]
 
-_NATURAL = {"none": "add-remove", "poisson": "add-remove", "wor": "substitute"}
+#: --sampling: none, or a scheme privamp.rdp.subsampled_rdp has bounds for -> its relation
+_NATURAL = {"none": "add-remove",
+            **{c.kind: c.default_relation().value for c in SUBSAMPLED_SCHEMES}}
 
 
 #: Parameter names of these commands -> options, for error messages.

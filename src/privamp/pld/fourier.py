@@ -112,7 +112,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from .._numerics import ULP, bisect_threshold
+from .._numerics import ULP, bisect_threshold, up_ulps
 from .._validation import check_int, check_real
 from ..errors import (
     InconsistentBoundsError,
@@ -337,7 +337,7 @@ def _chernoff_tail(masses: np.ndarray, x: np.ndarray, k: int, level: float, abov
         lam_level = lam * level
         expo = kf * alpha + (-lam_level if above else lam_level)
         expo = expo + 4 * ULP * (kf * np.abs(alpha) + np.abs(lam_level))
-        tail = float(np.min(np.exp(expo))) * (1 + 8 * ULP)
+        tail = up_ulps(float(np.min(np.exp(expo))), 8)
     return min(tail, 1.0) if tail == tail else 1.0
 
 

@@ -61,15 +61,14 @@ def poisson_gaussian(mech, scheme, relation, group_privacy, orders=None):
 def poisson_zhu_wang(mech, scheme, relation, group_privacy, orders=None):
     from . import subsampled_rdp
 
-    return lambda o: subsampled_rdp(mech, sampling="poisson", sampling_rate=scheme.rate,
-                                    orders=o)
+    return lambda o: subsampled_rdp(mech, scheme, orders=o)
 
 
 @RDP_RULES.rule(scheme=WithoutReplacement, source=_SOURCES, relation=S, grouped=False)
 def without_replacement_wbk(mech, scheme, relation, group_privacy, orders=None):
     from . import subsampled_rdp
 
-    return subsampled_rdp(mech, sampling="wor", n=scheme.n, m=scheme.m, orders=orders)
+    return subsampled_rdp(mech, scheme, orders=orders)
 
 
 def _amplified_with_pure_dp(mech, scheme, relation, group_privacy):

@@ -69,11 +69,12 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, div_up, log_comb, log_expm1
-from .._validation import check_int, check_real
-from ..errors import InvalidParameterError, UnsupportedCombinationError
+from .._numerics import ULP, div_up, down_ulps, log_comb, log_expm1, up_ulps
+from .._validation import check_int, check_real, parse_enum
+from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from ..mechanisms import GaussianMechanism, GaussianProfile
 from ..relations import NeighbouringRelation
+from ..sampling.schemes import Poisson, SamplingScheme, WithoutReplacement
 from ._kernels import (
     _LOG2,
     _check_orders,
@@ -113,15 +114,7 @@ class SubsampledBound(enum.Enum):
 
     @classmethod
     def parse(cls, value, *, name: str = "method") -> SubsampledBound:
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, str):
-            key = value.strip().lower().replace("_", "-")
-            for member in cls:
-                if key == member.value:
-                    return member
-        raise InvalidParameterError(
-            name, "one of " + ", ".join(repr(m.value) for m in cls), value)
+        return parse_enum(name, value, cls)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +190,7 @@ def _base_lower(base: Any, orders: np.ndarray):
     if isinstance(curve, ExactRdpCurve):
         lo = curve.lower_epsilons
     elif curve.bound == "exact":
-        lo = curve.epsilons * (1.0 - 64 * ULP)  # a user's exact curve: allow for its rounding
+        lo = down_ulps(curve.epsilons, 64)  # a user's exact curve: allow for its rounding
     else:
         raise UnsupportedCombinationError(
             "the subsampled lower bound (W-9) needs the exact RDP curve of a base mechanism whose "
@@ -239,7 +232,7 @@ def _pure_cap(gamma: float, pure: float) -> float:
     # an absolute error Δx of x moves log(1 + e^x) by at most expit(x)·Δx
     dx = 16 * ULP * (1.0 + abs(log_gamma) + abs(lem))
     # expit(x) = 1/(1 + e^{−x}), with the exponent capped at 700: that only raises the factor
-    return val * (1.0 + 8 * ULP) + dx / (1.0 + math.exp(min(-x, 700.0)))
+    return up_ulps(val, 8) + dx / (1.0 + math.exp(min(-x, 700.0)))
 
 
 def _zero_curve(orders: np.ndarray, relation, label, bound="upper") -> RdpCurve:
@@ -444,7 +437,7 @@ def subsampled_lower_bound(base: Any, sampling_rate: float, orders: Any = None, 
             cap = 0.0
         else:
             cap = float(np.logaddexp(0.0, math.log(gamma) + float(log_expm1(pure_lo))))
-            cap = cap * (1.0 - 16 * ULP)
+            cap = down_ulps(cap, 16)
         out[~np.isfinite(o)] = cap
     return RdpCurve(o, np.maximum(out, 0.0), bound="lower", relation=rel, label=label)
 
@@ -472,27 +465,43 @@ def _(base: GaussianProfile) -> float:
     return base.theta
 
 
-_NATURAL = {"poisson": _ADD_REMOVE, "wor": _SUBSTITUTE}
+#: The schemes :func:`subsampled_rdp` has bounds for (their kinds are the ``sampling`` names).
+SUBSAMPLED_SCHEMES = (Poisson, WithoutReplacement)
 
 
-def subsampled_rdp(base: Any, *, sampling: str, sampling_rate: float | None = None,
-                   n: int | None = None, m: int | None = None,
+def _scheme_parameters(scheme: Any) -> dict[str, Any]:
+    """``sampling`` and its numbers from a scheme object."""
+    if isinstance(scheme, Poisson):
+        return {"sampling": scheme.kind, "sampling_rate": scheme.rate}
+    if isinstance(scheme, WithoutReplacement):
+        return {"sampling": scheme.kind, "n": scheme.n, "m": scheme.m}
+    if isinstance(scheme, SamplingScheme):
+        raise UnsupportedCombinationError(
+            f"no subsampled RDP bound for {scheme!r}: the bounds here are for "
+            + " and ".join(c.__name__ for c in SUBSAMPLED_SCHEMES) + " (for other schemes, "
+            "privamp.rdp.rdp_from_profile on the amplified profile, or the 'pld' backend)")
+    raise InvalidTypeError("scheme", "a SamplingScheme (Poisson or WithoutReplacement)", scheme)
+
+
+def subsampled_rdp(base: Any, scheme: SamplingScheme | None = None, *,
                    method: SubsampledBound | str = SubsampledBound.AUTO,
                    orders: Any = DEFAULT_ORDERS,
                    relation: NeighbouringRelation | str | None = None,
-                   refine: bool = True) -> RdpCurve:
+                   refine: bool = True, sampling: str | None = None,
+                   sampling_rate: float | None = None, n: int | None = None,
+                   m: int | None = None) -> RdpCurve:
     """RDP curve of ``base`` run on a subsample: the one entry point for schemes and methods.
 
     Parameters
     ----------
     base : Mechanism, PrivacyProfile or RdpCurve
         The base mechanism, stated under the scheme's relation.
-    sampling : {"poisson", "wor"}
-        Poisson sampling (``sampling_rate``) or sampling without replacement (``n``, ``m``).
-    sampling_rate : float, optional
-        γ for Poisson sampling.
-    n, m : int, optional
-        Dataset and subsample sizes for WOR.
+    scheme : Poisson or WithoutReplacement
+        The sampling scheme (the accountant passes its event's scheme).
+    sampling, sampling_rate, n, m : optional
+        The scheme given by numbers instead (``sampling="poisson"`` with ``sampling_rate`` γ ∈
+        [0, 1], or ``"wor"`` with ``n`` and 0 ≤ ``m`` ≤ n): the boundary values γ = 0 and
+        m = 0, which no scheme object takes, are accepted here (the curve is 0).
     method : SubsampledBound or str
         ``"auto"`` (exact for the Gaussian under Poisson, Zhu–Wang for other Poisson, WBK for
         WOR), ``"wbk"``, ``"zhu-wang"``, ``"exact"`` or ``"lower"``.
@@ -512,21 +521,34 @@ def subsampled_rdp(base: Any, *, sampling: str, sampling_rate: float | None = No
     InvalidParameterError
         Missing or extra scheme parameters, out-of-range values, bad orders.
 
-    >>> from privamp import GaussianMechanism
-    >>> c = subsampled_rdp(GaussianMechanism(1.0), sampling="poisson", sampling_rate=0.01,
-    ...                    orders=[2.0, 32.0])
+    >>> from privamp import GaussianMechanism, Poisson
+    >>> c = subsampled_rdp(GaussianMechanism(1.0), Poisson(0.01), orders=[2.0, 32.0])
     >>> c.bound, c.relation.value
     ('exact', 'add-remove')
+    >>> same = subsampled_rdp(GaussianMechanism(1.0), sampling="poisson", sampling_rate=0.01,
+    ...                       orders=[2.0, 32.0])
+    >>> bool((same.epsilons == c.epsilons).all())
+    True
     >>> subsampled_rdp(GaussianMechanism(1.0), sampling="poisson", sampling_rate=0.01,
     ...                method="wbk")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     privamp.errors.UnsupportedCombinationError: the Wang–Balle–Kasiviswanathan bound ... 'zhu-wang'
     """
-    if sampling not in _NATURAL:
-        raise InvalidParameterError("sampling", "one of 'poisson', 'wor'", sampling)
+    if scheme is not None:
+        given = {k: v for k, v in {"sampling": sampling, "sampling_rate": sampling_rate,
+                                   "n": n, "m": m}.items() if v is not None}
+        if given:
+            name = next(iter(given))
+            raise InvalidParameterError(name, "unset when a scheme object is given", given[name])
+        return subsampled_rdp(base, method=method, orders=orders, relation=relation,
+                              refine=refine, **_scheme_parameters(scheme))
+    kinds = {c.kind: c for c in SUBSAMPLED_SCHEMES}
+    if sampling not in kinds:
+        raise InvalidParameterError("sampling", "one of " + ", ".join(map(repr, kinds)),
+                                    sampling)
     meth = SubsampledBound.parse(method)
-    natural = _NATURAL[sampling]
+    natural = kinds[sampling].default_relation()
     if relation is not None:
         rel = NeighbouringRelation.parse(relation)
         if rel is not natural:
