@@ -31,6 +31,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,21 +40,19 @@ import numpy as np
 from .. import __version__
 from .._validation import check_int
 from ..errors import InvalidParameterError, MissingDependencyError
-from ._registry import ARTIFACTS, PAPERS, STATUSES, Artifact, Cell, Check, Context, Result
+from . import _registry
+from ._registry import (  # noqa: F401 (re-exported: _registry.__all__)
+    ARTIFACTS,
+    PAPERS,
+    STATUSES,
+    Artifact,
+    Cell,
+    Check,
+    Context,
+    Result,
+)
 
-__all__ = [
-    "ARTIFACTS",
-    "PAPERS",
-    "STATUSES",
-    "Artifact",
-    "Cell",
-    "Check",
-    "Context",
-    "Result",
-    "resolve",
-    "run",
-    "skipped_record",
-]
+__all__ = [*_registry.__all__, "resolve", "run", "skipped_record"]
 
 
 def resolve(target: str) -> list[str]:
@@ -178,7 +177,7 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
         if progress:
             progress(artifact_id, None)
         start = time.perf_counter()
-        result = artifact.build(ctx)
+        result = artifact.build(replace(ctx, artifact=artifact_id))
         record = manifest(artifact, result, time.perf_counter() - start, ctx)
         (folder / f"{artifact_id}.json").write_text(json.dumps(record, indent=1) + "\n")
         records.append(record)

@@ -1,5 +1,7 @@
 """Files of an artifact and the cell-by-cell comparison with a paper's printed values.
 
+Every writer names its files after the artifact being built (:attr:`Context.artifact`).
+
 * :func:`write_panels` — the PNG of a figure (drawn by :func:`privamp.plots.plot_panels`) and
   the CSV of exactly the numbers drawn (long format: one row per point of every curve).
 * :func:`write_table` — the CSV of a regenerated table; :func:`write_comparison` — the
@@ -104,7 +106,7 @@ def _png(fig, path: Path) -> None:
     save_figure(fig, str(path), dpi=130)
 
 
-def write_panels(ctx: Context, artifact_id: str, panels: Sequence[Panel], *,
+def write_panels(ctx: Context, panels: Sequence[Panel], *,
                  ncols: int | None = None, suptitle: str | None = None,
                  footnote: str | None = None, panel_size=(5.6, 4.2), fig=None) -> list[str]:
     """Draw ``panels`` to ``<id>.png`` (or save ``fig`` if given, drawn elsewhere from the same
@@ -112,9 +114,9 @@ def write_panels(ctx: Context, artifact_id: str, panels: Sequence[Panel], *,
     if fig is None:
         fig = plot_panels(panels, ncols=ncols, suptitle=suptitle, footnote=footnote,
                           panel_size=panel_size)
-    png = ctx.path(artifact_id, ".png")
+    png = ctx.path(ctx.artifact, ".png")
     _png(fig, png)
-    path = ctx.path(artifact_id, ".csv")
+    path = ctx.path(ctx.artifact, ".csv")
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["panel", "curve", "x_name", "x", "y_name", "y", "lower", "upper", "note"])
@@ -132,10 +134,10 @@ def write_panels(ctx: Context, artifact_id: str, panels: Sequence[Panel], *,
     return [png.name, path.name]
 
 
-def write_table(ctx: Context, artifact_id: str, header: Sequence[str],
+def write_table(ctx: Context, header: Sequence[str],
                 rows: Sequence[Sequence[Any]], suffix: str = ".csv") -> str:
     """Write a regenerated table (numbers at full precision) to ``<id><suffix>``."""
-    path = ctx.path(artifact_id, suffix)
+    path = ctx.path(ctx.artifact, suffix)
     with path.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)
@@ -145,9 +147,9 @@ def write_table(ctx: Context, artifact_id: str, header: Sequence[str],
     return path.name
 
 
-def write_comparison(ctx: Context, artifact_id: str, cells: Sequence[Cell]) -> str:
+def write_comparison(ctx: Context, cells: Sequence[Cell]) -> str:
     """The cell-by-cell comparison with the paper, ``<id>-comparison.csv``."""
-    path = ctx.path(artifact_id, "-comparison.csv")
+    path = ctx.path(ctx.artifact, "-comparison.csv")
     # a "certified" column (true: a guarantee, false: an estimate) where some cell says which
     flagged = any(c.certified is not None for c in cells)
     with path.open("w", newline="") as fh:
@@ -163,7 +165,7 @@ def write_comparison(ctx: Context, artifact_id: str, cells: Sequence[Cell]) -> s
     return path.name
 
 
-def write_table_png(ctx: Context, artifact_id: str, title: str, columns: Sequence[str],
+def write_table_png(ctx: Context, title: str, columns: Sequence[str],
                     rows: Sequence[tuple[str, Sequence[str], Sequence[str | None]]], *,
                     footnote: str | None = None, col_width: float = 1.25,
                     first_width: float = 1.9) -> str:
@@ -174,6 +176,6 @@ def write_table_png(ctx: Context, artifact_id: str, title: str, columns: Sequenc
 
     fig = plot_table(title, columns, rows, footnote=footnote, col_width=col_width,
                      first_width=first_width)
-    png = ctx.path(artifact_id, ".png")
+    png = ctx.path(ctx.artifact, ".png")
     _png(fig, png)
     return png.name

@@ -129,6 +129,8 @@ class Context:
     ``data`` is the data file given by the user (``privamp reproduce --data PATH``) for the
     artifacts that read one (:attr:`Artifact.needs`); privamp never downloads data.
     ``cache`` is shared by the artifacts of one run (e.g. MUST Figures 5 and S1 share a grid).
+    ``artifact`` is the id of the artifact being built (the runner sets it), the stem of its
+    files.
     """
 
     out: Path
@@ -136,6 +138,7 @@ class Context:
     seed: int = 0
     data: Path | None = None
     cache: dict[str, Any] = field(default_factory=dict)
+    artifact: str = ""
 
     def path(self, artifact_id: str, suffix: str) -> Path:
         """``<out>/<artifact_id><suffix>`` (e.g. ``.png``, ``.csv``, ``-comparison.csv``)."""

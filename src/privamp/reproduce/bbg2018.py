@@ -57,7 +57,6 @@ def calibrated_to_delta0(delta0: float):
           title="privacy profiles of randomized response, Laplace and Gaussian mechanisms "
                 "calibrated to the same δ at ε = 0")
 def figure1a(ctx: Context) -> Result:
-    art = "bbg-fig1a"
     delta0 = 0.5
     mechs = calibrated_to_delta0(delta0)
     eps = np.round(np.arange(0, 401) * 0.01, 10)
@@ -92,7 +91,7 @@ def figure1a(ctx: Context) -> Result:
               Panel("δ(ε), log scale", "ε", "δ(ε)", curves, yscale="log",
                     vlines=[(float(np.log(3.0)), ""), (2 * float(np.log(2.0)), "")],
                     ylim=(1e-6, 1.0), legend="lower left")]
-    files = write_panels(ctx, art, panels, ncols=2, panel_size=(6.0, 4.4),
+    files = write_panels(ctx, panels, ncols=2, panel_size=(6.0, 4.4),
                          suptitle="BBG 2018, Figure 1(a): privacy profiles with the same δ(0)",
                          footnote=note + " Dotted: where RR (log 3) and Laplace (θ_L) reach "
                                          "δ = 0.")
@@ -109,7 +108,7 @@ def figure1a(ctx: Context) -> Result:
 # =============================================================================================
 
 
-def _wor_wr_figure(ctx: Context, kind: str, art: str, letter: str) -> Result:
+def _wor_wr_figure(ctx: Context, kind: str, letter: str) -> Result:
     wor, wr = WithoutReplacement(N, M), WithReplacement(N, M)
     curves = []
     for theta in THETAS:
@@ -142,7 +141,7 @@ def _wor_wr_figure(ctx: Context, kind: str, art: str, letter: str) -> Result:
                         bool(np.all(eps_wr[1:] < eps_wor[1:])),
                         f"η_WR = {display.upper(wr.eta)}, η_WOR = {display.upper(wor.eta)}"))
     files = write_panels(
-        ctx, art, [panel], panel_size=(8.0, 5.4),
+        ctx, [panel], panel_size=(8.0, 5.4),
         suptitle=f"BBG 2018, Figure 1({letter}): subsampled {label} mechanism, WOR vs WR",
         footnote=f"Parametric curves (ε', δ'(ε')) over base ε = 0 … 5; n = {N}, m = {M}, "
                  "θ = Δ/σ ∈ {0.5, 1, 2} (chosen: the paper gives no values, erratum BBG-E17); "
@@ -160,21 +159,20 @@ def _wor_wr_figure(ctx: Context, kind: str, art: str, letter: str) -> Result:
           title="subsampled Gaussian mechanism: without (Thm 9) vs with replacement (Thm 10, "
                 "white-box)")
 def figure1b(ctx: Context) -> Result:
-    return _wor_wr_figure(ctx, "gaussian", "bbg-fig1b", "b")
+    return _wor_wr_figure(ctx, "gaussian", "b")
 
 
 @register("bbg-fig1c", paper=PAPER, kind="figure", label="Figure 1(c)",
           title="subsampled Laplace mechanism: without (Thm 9) vs with replacement (Thm 10, "
                 "white-box)")
 def figure1c(ctx: Context) -> Result:
-    return _wor_wr_figure(ctx, "laplace", "bbg-fig1c", "c")
+    return _wor_wr_figure(ctx, "laplace", "c")
 
 
 @register("bbg-fig1d", paper=PAPER, kind="figure", label="Figure 1(d)",
           title="subsampled Laplace mechanism: the group-privacy effect in sampling with "
                 "replacement")
 def figure1d(ctx: Context) -> Result:
-    art = "bbg-fig1d"
     theta = 1.0
     mech = _mech("laplace", theta)
     base = mech.profile()
@@ -196,7 +194,7 @@ def figure1d(ctx: Context) -> Result:
     panel = Panel("Laplace (θ = 1) after WR(n = 1000, m)", "amplified ε'", "δ'(ε')", curves,
                   yscale="log", ylim=(1e-10, 1.0), legend="outside")
     files = write_panels(
-        ctx, art, [panel], panel_size=(10.5, 5.4),
+        ctx, [panel], panel_size=(10.5, 5.4),
         suptitle="BBG 2018, Figure 1(d): group-privacy effect in sampling with replacement",
         footnote="Laplace mechanism θ = Δ/b = 1, n = 1000, m ∈ {10, 100, 500, 1000} (chosen: "
                  "the paper gives no values, erratum BBG-E17). Solid: Theorem 10 with white-box "
@@ -214,7 +212,6 @@ def figure1d(ctx: Context) -> Result:
           title="subsampled Laplace mechanism: white-box vs black-box group privacy in sampling "
                 "with replacement")
 def figure1e(ctx: Context) -> Result:
-    art = "bbg-fig1e"
     curves, checks = [], []
     for theta in (0.5, 1.0):
         mech = _mech("laplace", theta)
@@ -235,7 +232,7 @@ def figure1e(ctx: Context) -> Result:
     panel = Panel("Laplace after WR(n = 1000, m)", "amplified ε'", "δ'(ε')", curves,
                   yscale="log", ylim=(1e-8, 1.0), legend="outside")
     files = write_panels(
-        ctx, art, [panel], panel_size=(10.5, 5.4),
+        ctx, [panel], panel_size=(10.5, 5.4),
         suptitle="BBG 2018, Figure 1(e): white-box vs black-box group privacy (WR)",
         footnote="Theorem 10 with white-box group profiles (θ_k = kθ) and with Vadhan's "
                  "black-box bound δ_k(ε) ≤ (e^ε − 1)/(e^{ε/k} − 1)·δ(ε/k); n = 1000, m ∈ "
@@ -271,7 +268,6 @@ def table1_formula(row: str, n: int, m: int, gamma: float, group_deltas) -> tupl
           title="amplification bounds for Poisson, without- and with-replacement sampling: the "
                 "printed formulas against privamp")
 def table1(ctx: Context) -> Result:
-    art = "bbg-table1"
     n, m, gamma = 100, 10, 0.1
     eps_list = (0.5, 1.0, 2.0)
     rows = (("Poisson", "R", "R", "Thm 8", Poisson(gamma), "add-remove", None),
@@ -313,12 +309,12 @@ def table1(ctx: Context) -> Result:
                             f"bound {display.upper(upper, 12)}, Lemma 12 profile η ψ_p = "
                             f"{display.lower(lower, 12)}"))
     files = [
-        write_table(ctx, art, ["row", "theorem", "relation_base", "relation_data", "eps",
+        write_table(ctx, ["row", "theorem", "relation_base", "relation_data", "eps",
                                "eps_amplified", "eta_formula", "eta_privamp", "delta_formula",
                                "delta_privamp"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "BBG 2018 Table 1, evaluated: η and δ'(ε') of the Gaussian mechanism "
+            ctx, "BBG 2018 Table 1, evaluated: η and δ'(ε') of the Gaussian mechanism "
                       "(σ = Δ)",
             ["≃_Y (M)", "≃_X (M')", "η"] + [f"δ', ε = {e:g}" for e in eps_list], png_rows,
             col_width=1.3, first_width=1.9,

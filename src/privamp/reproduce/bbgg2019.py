@@ -84,7 +84,6 @@ def theorem8(ctx: Context) -> Result:
     from ..amplification.diffusion import ou_gaussian_mse, ou_parameters
     from ..plots.post import ou_mse_panels
 
-    art = "bbgg-thm8"
     epsilons = (0.1, 0.5, 1.0, 4.0)
     d, sens, radius, t_max = 1, 1.0, 1.0, 4.0
     over_t, at_one = theorem8_curves(epsilons, sens, radius, d, t_max)
@@ -116,7 +115,7 @@ def theorem8(ctx: Context) -> Result:
                         abs(float(np.interp(1.0, catalogue[1], catalogue[2])) - 2 / 3) < 1e-3))
     panels = ou_mse_panels([e[:4] for e in over_t], at_one)
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.0, 4.6),
+        ctx, panels, ncols=2, panel_size=(6.0, 4.6),
         suptitle="BBGG 2019, Theorem 8: Ornstein–Uhlenbeck vs Gaussian mechanism (same RDP)",
         footnote=f"d = {d}, Δ = {sens:g}, R = {radius:g}, ‖f(D)‖ = R (the worst case), "
                  f"ϵ ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}}, t up to {t_max:g} (chosen: "
@@ -144,7 +143,6 @@ def theorem8(ctx: Context) -> Result:
 def iteration(ctx: Context) -> Result:
     from ..amplification.iteration import NoisySgdPrivacy, noisy_iteration_rdp
 
-    art = "bbgg-iteration"
     rs = np.unique(np.geomspace(1, 300, 60).round().astype(int))
     curves, checks = [], []
     for lip in (1.0, 0.99, 0.9):
@@ -191,7 +189,7 @@ def iteration(ctx: Context) -> Result:
     checks.append(Check("strong convexity improves early records exponentially (ρ = 0.1 vs "
                         "ρ = 0 at i = 1)", ratio > 1e3, f"ϵ_1 ratio {ratio:.3g}"))
     files = write_panels(
-        ctx, art, [panel4, panel5], ncols=2, panel_size=(6.2, 4.6),
+        ctx, [panel4, panel5], ncols=2, panel_size=(6.2, 4.6),
         suptitle="BBGG 2019: amplification by iteration (Theorems 4 and 5)",
         footnote="Theorem 4 with W∞(μ, ν) = Δ = 1, σ = 1; eq. (3) against the exact minimum "
                  "of eq. (2) over paths (privamp's form='tight'). Theorem 5 with n = 1000, "
@@ -240,7 +238,6 @@ def figure1(ctx: Context) -> Result:
     from ..plots.reproduce import plot_lattice
     from ._output import _png
 
-    art = "bbgg-fig1"
     gamma = 0.5
     conds = {"ultra_mixing": UltraMixing(gamma), "doeblin": Doeblin(gamma),
              "dobrushin": Dobrushin(gamma), "eps_dobrushin": EpsDobrushin(gamma, 1.0)}
@@ -254,7 +251,7 @@ def figure1(ctx: Context) -> Result:
                 direct.append((a, b))
     reverse = [(b, a) for a, b in direct if implies(conds[b], conds[a])]
     count = 100 if ctx.quick else 1000
-    kernels = _random_kernels(ctx.rng(art), count)
+    kernels = _random_kernels(ctx.rng(ctx.artifact), count)
     held = {edge: 0 for edge in direct}
     applicable = {edge: 0 for edge in direct}
     strict = 0
@@ -289,8 +286,8 @@ def figure1(ctx: Context) -> Result:
                  "with zeros): the kernel's best γ for A makes it satisfy B with that γ "
                  "(definitions checked directly). (γ, ε)-Dobrushin at ε = 1. The text calls "
                  "this 'Figure 2' (erratum BBGG-numbering).")
-    _png(fig, ctx.path(art, ".png"))
-    files = [f"{art}.png", write_table(ctx, art, ["inputs", "outputs", "gamma_ultra_mixing",
+    _png(fig, ctx.path(ctx.artifact, ".png"))
+    files = [f"{ctx.artifact}.png", write_table(ctx, ["inputs", "outputs", "gamma_ultra_mixing",
                                                  "gamma_doeblin", "gamma_dobrushin",
                                                  "gamma_eps_dobrushin_at_1"], rows)]
     return Result(
@@ -307,10 +304,9 @@ def figure1(ctx: Context) -> Result:
 def figure2(ctx: Context) -> Result:
     from ..amplification.mixing import Blanket, MarkovKernel
 
-    art = "bbgg-fig2"
     named = {"K₁ (3×3)": MarkovKernel([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.4, 0.4, 0.2]]),
              "K₂ (2×2)": MarkovKernel([[0.6, 0.4], [0.4, 0.6]])}
-    for i, k in enumerate(_random_kernels(ctx.rng(art), 3)):
+    for i, k in enumerate(_random_kernels(ctx.rng(ctx.artifact), 3)):
         named[f"random K{i + 3} ({k.n_inputs}×{k.n_outputs})"] = k
     paper = {"dobrushin": "(0, γ)-LDP", "eps_dobrushin": "(ε, γ)-LDP",
              "doeblin": "blanket condition", "ultra_mixing": "(log 1/(1 − γ), 0)-LDP"}
@@ -338,10 +334,10 @@ def figure2(ctx: Context) -> Result:
             checks.append(Check(f"{name}: {_CONDITION_LABELS[key]} ⇔ {paper[key]}",
                                 ok and sharp, f"γ = {display.upper(cond.gamma)}; {text}"))
     files = [
-        write_table(ctx, art, ["kernel", "condition", "gamma", "paper_local_dp", "privamp",
+        write_table(ctx, ["kernel", "condition", "gamma", "paper_local_dp", "privamp",
                                "both_hold", "both_fail_with_smaller_gamma"], csv_rows),
         write_table_png(
-            ctx, art, "BBGG 2019, Figure 2: mixing conditions as local DP, on five kernels",
+            ctx, "BBGG 2019, Figure 2: mixing conditions as local DP, on five kernels",
             ["best γ", "Figure 2", "privamp's local_dp()", "equivalent?"], png_rows,
             col_width=2.1, first_width=2.0,
             footnote="For each kernel and condition: the kernel's best γ, Figure 2's local-DP "

@@ -104,7 +104,6 @@ def rdp_panels(sampling_rate: float = GAMMA, sigma: float = 5.0, scale: float = 
           title="RDP of the subsampled Gaussian (σ = 5) and Laplace (b = 0.5) mechanisms: upper "
                 "and lower bounds against the order")
 def figure_rdp(ctx: Context) -> Result:
-    art = "wang-fig-rdp"
     orders = np.unique(np.round(np.geomspace(2.0, 4096.0, 30 if ctx.quick else 60)))
     curves = rdp_panel_curves(GAMMA, 5.0, 0.5, orders)
     checks = []
@@ -127,7 +126,7 @@ def figure_rdp(ctx: Context) -> Result:
                                 f"largest relative difference {rel:.1e}"))
     panels = rdp_panels(GAMMA, 5.0, 0.5, orders)
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.2, 4.8),
+        ctx, panels, ncols=2, panel_size=(6.2, 4.8),
         suptitle="Wang's slides (W-10): RDP of subsampled mechanisms",
         footnote=f"Sampling ratio γ = {GAMMA:g}, orders 2 … 4096 (chosen: the slides give "
                  "neither, erratum W-E18); WOR bounds under substitution, Poisson under "
@@ -175,7 +174,6 @@ def figure_composition(ctx: Context) -> Result:
     from ..accountant import Accountant
     from ..sampling import WithoutReplacement
 
-    art = "wang-fig-composition"
     n, m = 10**6, round(GAMMA * 10**6)
     scheme = WithoutReplacement(n, m)
     ks = np.unique(np.geomspace(1, 60_000, 5 if ctx.quick else 16).round().astype(int))
@@ -211,7 +209,7 @@ def figure_composition(ctx: Context) -> Result:
                                                    and np.all(pld[big] < rdp[big])),
                             f"at k = {ks[-1]:,}: PLD {display.upper(pld[-1], 3)}"))
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.2, 4.6),
+        ctx, panels, ncols=2, panel_size=(6.2, 4.6),
         suptitle="Wang's slides (W-13): overall (ε, δ) over k compositions",
         footnote=f"Sampling without replacement γ = m/n = {GAMMA:g} (n = 10^6, m = 1000), "
                  f"δ = {DELTA:g}, k = 1 … 60,000 (chosen: the slides give none of them, "
@@ -219,7 +217,7 @@ def figure_composition(ctx: Context) -> Result:
                  "composed and converted optimally (Canonne–Kamath–Steinke). (ε, δ): best of "
                  "naive and advanced composition over splits of δ. PLD: privamp's certified "
                  "accountant (upper end).")
-    files.append(write_table(ctx, art, ["panel", "k", "eps_rdp_wbk", "eps_eps_delta",
+    files.append(write_table(ctx, ["panel", "k", "eps_rdp_wbk", "eps_eps_delta",
                                         "eps_pld_certified"], rows, suffix="-values.csv"))
     return Result(
         shows="The overall ε (at δ = 1e-8) of k compositions of a subsampled mechanism, by "
@@ -250,7 +248,6 @@ def _poisson_pmf(rate: float, support: np.ndarray) -> np.ndarray:
 def figure_chi(ctx: Context) -> Result:
     from ..divergences import pearson_vajda
 
-    art = "wang-fig-chi"
     lam_p, lam_q = 0.5, 1.0
     support = np.arange(0, 120)
     p, q = _poisson_pmf(lam_p, support), _poisson_pmf(lam_q, support)
@@ -297,13 +294,13 @@ def figure_chi(ctx: Context) -> Result:
             yscale="log", legend="upper right"),
     ]
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.0, 4.4),
+        ctx, panels, ncols=2, panel_size=(6.0, 4.4),
         suptitle="Wang's slides: negative χ^α divergence between Poisson distributions",
         footnote=f"P = Poisson({lam_p:g}), Q = Poisson({lam_q:g}) (chosen: the slide gives no "
                  "parameters; the catalogue's instance). The odd moments of the linearised "
                  "privacy loss P/Q − 1 can be negative, which is why the Poisson bound keeps a "
                  "factor 3 unless odd Pearson–Vajda divergences are ≥ 0.")
-    files.append(write_table(ctx, art, ["order", "chi_signed", "chi_closed_form", "chi_abs",
+    files.append(write_table(ctx, ["order", "chi_signed", "chi_closed_form", "chi_abs",
                                         "sign"],
                              [[int(e), chi[i], closed[i], abs_chi[i], sign[i]]
                               for i, e in enumerate(ells)], suffix="-values.csv"))

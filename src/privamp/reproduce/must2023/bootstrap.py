@@ -52,7 +52,6 @@ def _table5_key(label: str):
           title="DP subsampling bootstrap of the mean μ and variance τ² of N(0, 1) data: mean "
                 "(SD) of the estimates over simulated data sets")
 def table5(ctx: Context) -> Result:
-    art = "must-table5"
     n, m, replicates = BOOT_N, BOOT_M, BOOT_T
     delta = 1.0 / n
     width = 2 * BOOT_BOUND
@@ -64,7 +63,7 @@ def table5(ctx: Context) -> Result:
                       paper_sigma(s, BOOT_EPS, delta, width**2 / n))
               for label, s in schemes.items()}
     # the paper's protocol, at the paper's σ: every scheme on the same simulated data sets
-    rng = ctx.rng(art)
+    rng = ctx.rng(ctx.artifact)
     est = {label: np.empty((repeats, 2)) for label in ["Poisson (non-private)", *rows]}
     for r in range(repeats):
         x = rng.normal(0.0, 1.0, size=n)
@@ -80,7 +79,7 @@ def table5(ctx: Context) -> Result:
     valid_rows = (["Poisson", "WOR", "WR", "MUST.OW, b = 10", "MUST.OW, b = 100",
                    "MUST.WW, b = 10", "MUST.WW, b = 100"] if ctx.quick else list(rows))
     valid: dict[str, dict[str, Any]] = {}
-    seed = _seed(ctx, art + "-valid")
+    seed = _seed(ctx, ctx.artifact + "-valid")
     for label in valid_rows:
         kind, b = rows[label]
         valid[label] = bootstrap_experiment(kind, n=n, m=m, b=b or 50, replicates=replicates,
@@ -156,13 +155,13 @@ def table5(ctx: Context) -> Result:
                 for res in valid.values())))
     eps_run = {lab: res["epsilon"] for lab, res in valid.items()}
     files = [
-        write_table(ctx, art, ["row", "noise", "data_sets", "sigma_mean", "sigma_variance",
+        write_table(ctx, ["row", "noise", "data_sets", "sigma_mean", "sigma_variance",
                                "mu_mean", "mu_sd", "tau2_mean", "tau2_sd",
                                "epsilon_whole_procedure", "paper_mu_mean", "paper_mu_sd",
                                "paper_tau2_mean", "paper_tau2_sd"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, f"MUST Table 5, regenerated: DP bootstrap, mean (SD) over {repeats} data "
+            ctx, f"MUST Table 5, regenerated: DP bootstrap, mean (SD) over {repeats} data "
                       "sets", ["printed", "privamp, paper's σ", "privamp, σ valid for ε'"],
             png_rows, col_width=1.9, first_width=1.9,
             footnote=f"n = {n}, m = {m}, T = {replicates} subsamples per data set, ε' = "

@@ -69,7 +69,6 @@ def _rows_cells(block: str, name: str, printed: dict[str, str], values: dict[str
           title="σ of the base Gaussian mechanism and per-query δ' in utility experiment 1 "
                 "(bootstrap)")
 def table4(ctx: Context) -> Result:
-    art = "must-table4"
     n, m, eps_prime = 300, 30, 0.1
     delta = 1.0 / n
     lo, hi = -4.0, 4.0
@@ -105,13 +104,13 @@ def table4(ctx: Context) -> Result:
                          mu["delta_prime"], mu["delta_prime_exact"], mu["eq9_valid"],
                          mu["sigma_analytic"], var["sigma_analytic"]])
     files = [
-        write_table(ctx, art, ["scheme", "eta", "eps_base", "sigma_mu_eq9", "sigma_tau2_eq9",
+        write_table(ctx, ["scheme", "eta", "eps_base", "sigma_mu_eq9", "sigma_tau2_eq9",
                                "delta_prime_paper_rule", "delta_prime_exact_profile",
                                "eq9_valid_eps_below_1", "sigma_mu_analytic",
                                "sigma_tau2_analytic"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 4, regenerated: σ of the base Gaussian mechanism and δ'",
+            ctx, "MUST Table 4, regenerated: σ of the base Gaussian mechanism and δ'",
             ["base ε", "σ for μ", "σ for τ²", "δ' (paper's rule)", "δ' (exact profile)"],
             png_rows, col_width=1.45, first_width=1.7,
             footnote=f"n = {n}, m = {m}, ε' = {eps_prime}, δ = 1/{n}; ε from ε' by the scheme's "
@@ -137,7 +136,6 @@ def table4(ctx: Context) -> Result:
           title="σ of the base Gaussian mechanism and per-query δ' in utility experiment 2 "
                 "(DP-SGD linear regression); the RMSE columns are must-table6-rmse")
 def table6(ctx: Context) -> Result:
-    art = "must-table6"
     n, b, m, clip = 1000, 200, 100, 3.0
     delta = 1.0 / n
     schemes = {"Poisson": Poisson(m / n), "WOR": WithoutReplacement(n, m),
@@ -162,12 +160,12 @@ def table6(ctx: Context) -> Result:
                              row["sigma_analytic"]])
         png_rows.append((name, texts, statuses))
     files = [
-        write_table(ctx, art, ["scheme", "eps_prime", "eta", "eps_base", "sigma_eq9",
+        write_table(ctx, ["scheme", "eps_prime", "eta", "eps_base", "sigma_eq9",
                                "delta_prime_paper_rule", "delta_prime_exact_profile",
                                "sigma_analytic"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 6, privacy columns regenerated: σ and per-query δ'",
+            ctx, "MUST Table 6, privacy columns regenerated: σ and per-query δ'",
             ["σ (ε' = 0.01)", "δ' (ε' = 0.01)", "σ (ε' = 0.001)", "δ' (ε' = 0.001)"],
             png_rows, col_width=1.55,
             footnote=f"n = {n}, b = {b}, m = {m}, C = {clip:g}, δ = 1/n; σ by Eq. (9) with "
@@ -191,7 +189,6 @@ def table6(ctx: Context) -> Result:
 def table8(ctx: Context) -> Result:
     from ...pld.fourier import MixturePLD, fourier_accountant
 
-    art = "must-table8"
     n, b, m, clip, eps_prime, k, eps_c = 30969, 500, 300, 3.0, 0.0005, 1000, 2.0
     delta = 1.0 / n
     schemes = {"Poisson": Poisson(m / n), "WOR": WithoutReplacement(n, m),
@@ -224,12 +221,12 @@ def table8(ctx: Context) -> Result:
                           "delta_lower": fa.lower, "delta_upper": fa.upper,
                           "certified": proven})
     files = [
-        write_table(ctx, art, ["scheme", "eta", "eps_base", "sigma_times_m",
+        write_table(ctx, ["scheme", "eta", "eps_base", "sigma_times_m",
                                "noise_multiplier", "fa_grid_points", "fa_delta_lower",
                                "fa_delta_upper", "certified"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 8, privacy columns regenerated: σ·m and δ(ε_c = 2), k = 1000",
+            ctx, "MUST Table 8, privacy columns regenerated: σ·m and δ(ε_c = 2), k = 1000",
             ["σ·m", "δ_c,L (FA)", "δ_c,U (FA)", "dominating pair?"], png_rows,
             col_width=1.7, first_width=1.5,
             footnote=f"n = {n:,}, b = {b}, m = {m}, C = {clip:g}, ε' = {eps_prime}, δ = 1/n; "
@@ -278,7 +275,6 @@ def figure_s2(ctx: Context) -> Result:
     from ...accountant import Accountant
     from ...pld.fourier import MixturePLD, fourier_accountant
 
-    art = "must-figS2"
     n, b, m, sigma, eps = 10_000, 118, 200, 4.0, 1.0
     L = 10.0
     r = 2**16 if ctx.quick else 500_000
@@ -333,7 +329,7 @@ def figure_s2(ctx: Context) -> Result:
     panel = Panel("δ(ε = 1) after k compositions", "number of compositions k",
                   "δ(ε = 1)", curves, yscale="log", legend="lower right")
     files = write_panels(
-        ctx, art, [panel], panel_size=(8.0, 5.2),
+        ctx, [panel], panel_size=(8.0, 5.2),
         suptitle="MUST Figure S2: Fourier accountant, Gaussian mechanism ∘ MUST.OW",
         footnote=f"n = {n:,}, m = {m}, b = {b} (= m^0.9), σ = {sigma:g} per copy, ε = 1; "
                  f"Fourier accountant on the paper's mixture pair with L = {L:g}, "
@@ -342,7 +338,7 @@ def figure_s2(ctx: Context) -> Result:
                  "omits, erratum MUST-20): estimates, since the mixture pair is not proven to "
                  "dominate MUST. MUST.WW added: the paper reports numerical errors for it "
                  "(MUST-S7). Grey: privamp's certified accountant for MUST.OW.")
-    files.append(write_table(ctx, art, ["scheme", "method", "k", "delta_lower", "delta_upper",
+    files.append(write_table(ctx, ["scheme", "method", "k", "delta_lower", "delta_upper",
                                         "certified"], rows, suffix="-values.csv"))
     return Result(
         shows="δ(ε = 1) after k compositions of the subsampled Gaussian mechanism (MUST.OW and "

@@ -31,9 +31,8 @@ def _scheme_by_name(name: str, n: int, b: int, m: int):
           title="number of distinct records in a subsample (min, mean, max over Monte-Carlo "
                 "draws)")
 def table9(ctx: Context) -> Result:
-    art = "must-table9"
     reps = 1000 if ctx.quick else 10_000
-    rng = ctx.rng(art)
+    rng = ctx.rng(ctx.artifact)
     cells, csv_rows, png_rows = [], [], []
     means = {}
     for exp, ((n, b, m), printed) in pv.MUST_TABLE9.items():
@@ -76,11 +75,11 @@ def table9(ctx: Context) -> Result:
                   for e in means)),
     ]
     files = [
-        write_table(ctx, art, ["experiment", "n", "b", "m", "scheme", "min", "mean", "max",
+        write_table(ctx, ["experiment", "n", "b", "m", "scheme", "min", "mean", "max",
                                "sd", "draws"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, f"MUST Table 9, regenerated: distinct records per subsample "
+            ctx, f"MUST Table 9, regenerated: distinct records per subsample "
                       f"({reps:,} draws)", list(_T9_SCHEMES), png_rows, col_width=1.15,
             first_width=1.2,
             footnote="Subsamples drawn by privamp's samplers (NumPy generator, seeded). Yellow: "
@@ -101,9 +100,8 @@ def table9(ctx: Context) -> Result:
 @register("must-table10", paper=PAPER, kind="table", label="Table 10",
           title="time to draw one subsample relative to WOR (% increase)")
 def table10(ctx: Context) -> Result:
-    art = "must-table10"
     reps = 1000 if ctx.quick else 10_000
-    rng = ctx.rng(art)
+    rng = ctx.rng(ctx.artifact)
     order = ("WOR", "WR", "MUST.WW", "MUST.OW", "Poisson", "MUST.WO")
     cells, csv_rows, png_rows = [], [], []
     ours = {}
@@ -133,11 +131,11 @@ def table10(ctx: Context) -> Result:
             csv_rows.append([exp, n, b, m, name, times[name] * 1e6, pct[name], printed])
         png_rows.append((f"({n}, {b}, {m})", texts, statuses))
     files = [
-        write_table(ctx, art, ["experiment", "n", "b", "m", "scheme", "microseconds_per_draw",
+        write_table(ctx, ["experiment", "n", "b", "m", "scheme", "microseconds_per_draw",
                                "percent_over_wor", "paper_percent"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 10: % more time than WOR to draw a subsample — privamp "
+            ctx, "MUST Table 10: % more time than WOR to draw a subsample — privamp "
                       "(paper)", list(order), png_rows, col_width=1.3, first_width=1.6,
             footnote=f"privamp's NumPy samplers, best of 3 × {reps:,} draws on this machine; "
                      "in brackets the paper's R timings (MUST.WO from its footnote). Timings "

@@ -95,7 +95,6 @@ _LIN_NOTE = ("The paper's σ (Eq. (9) with sensitivity C/n on the averaged gradi
 @register("must-table6-rmse", paper=PAPER, kind="table", label="Table 6 (RMSE columns)",
           title="DP-SGD linear regression: mean (SD) RMSE of ŷ over simulated data sets")
 def table6_rmse(ctx: Context) -> Result:
-    art = "must-table6-rmse"
     lin = _linear_runs(ctx)
     runs, repeats, base = lin["runs"], lin["repeats"], lin["baseline"]
     cells, csv_rows, png_rows = [], [], []
@@ -156,13 +155,13 @@ def table6_rmse(ctx: Context) -> Result:
                     "by privamp's accountant, against ε' = 0.01 or "
                     "0.001 per iteration.")
     files = [
-        write_table(ctx, art, ["scheme", "eps_prime", "noise", "data_sets", "rmse_mean",
+        write_table(ctx, ["scheme", "eps_prime", "noise", "data_sets", "rmse_mean",
                                "rmse_sd", "sigma_averaged_gradient", "noise_multiplier",
                                "epsilon_run_at_delta_1_over_n", "paper_rmse_mean",
                                "paper_rmse_sd"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, f"MUST Table 6 (RMSE columns), regenerated: mean (SD) RMSE of ŷ over "
+            ctx, f"MUST Table 6 (RMSE columns), regenerated: mean (SD) RMSE of ŷ over "
                       f"{repeats} data sets",
             ["printed", "privamp, paper's σ", "privamp, σ valid for ε'",
              "σ: paper's → valid", "run's ε: paper's σ → valid"], png_rows, col_width=1.9,
@@ -190,7 +189,6 @@ def table6_rmse(ctx: Context) -> Result:
 @register("must-table7", paper=PAPER, kind="table", label="Table 7",
           title="DP-SGD linear regression: bias and RMSE of the coefficients (β̂0, β̂1, β̂2)")
 def table7(ctx: Context) -> Result:
-    art = "must-table7"
     lin = _linear_runs(ctx)
     runs, repeats, base = lin["runs"], lin["repeats"], lin["baseline"]
     cells, csv_rows, png_rows = [], [], []
@@ -261,13 +259,13 @@ def table7(ctx: Context) -> Result:
     worst = max(runs[("valid", 0.001, s)]["coefficients"]["rmse"][j]
                 for s in DPSGD_SCHEMES.values() for j in range(3))
     files = [
-        write_table(ctx, art, ["scheme", "eps_prime", "noise", "data_sets", "bias_b0",
+        write_table(ctx, ["scheme", "eps_prime", "noise", "data_sets", "bias_b0",
                                "bias_b1", "bias_b2", "rmse_b0", "rmse_b1", "rmse_b2",
                                "paper_bias_b0", "paper_bias_b1", "paper_bias_b2",
                                "paper_rmse_b0", "paper_rmse_b1", "paper_rmse_b2"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, f"MUST Table 7, regenerated: bias and RMSE of (β̂0, β̂1, β̂2) over "
+            ctx, f"MUST Table 7, regenerated: bias and RMSE of (β̂0, β̂1, β̂2) over "
                       f"{repeats} data sets",
             ["bias: printed", "bias: paper's σ", "bias: valid σ", "RMSE: printed",
              "RMSE: paper's σ", "RMSE: valid σ"], png_rows, col_width=2.15, first_width=1.8,
@@ -293,7 +291,6 @@ def table7(ctx: Context) -> Result:
 @register("must-fig6", paper=PAPER, kind="figure", label="Figure 6",
           title="training loss of DP-SGD linear regression on one data set, ε' = 0.01 and 0.001")
 def figure6(ctx: Context) -> Result:
-    art = "must-fig6"
     lin = _linear_runs(ctx)
     runs, base = lin["runs"], lin["baseline"]
     panels, checks, errata = [], [], ["MUST-15", "MUST-19"]
@@ -333,7 +330,7 @@ def figure6(ctx: Context) -> Result:
             if not similar and "MUST-U1" not in errata:
                 errata.append("MUST-U1")
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.2, 4.4),
+        ctx, panels, ncols=2, panel_size=(6.2, 4.4),
         suptitle="MUST Figure 6: training loss of DP-SGD linear regression on one data set",
         footnote=f"n = {LIN_N}, b = {LIN_B}, m = {LIN_M}, T = {LIN_T}, C = {LIN_C:g}, learning "
                  f"rate {LIN_LR}, initial β = (−1, −1, −1); loss = mean squared error on the "

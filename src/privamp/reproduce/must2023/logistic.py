@@ -114,7 +114,6 @@ def _metric_tolerance(sd: float, repeats: int) -> float:
           title="DP-SGD logistic regression on Adult: accuracy, sensitivity, specificity, PPV, "
                 "NPV and F1 on the test set", needs=ADULT)
 def table8_metrics(ctx: Context) -> Result:
-    art = "must-table8-metrics"
     log = _logistic_runs(ctx)
     runs, repeats = log["runs"], log["repeats"]
     cells, csv_rows, png_rows = [], [], []
@@ -172,12 +171,12 @@ def table8_metrics(ctx: Context) -> Result:
               "accuracy " + ", ".join(f"{a:.3f}" for a in dp_acc)),
     ]
     files = [
-        write_table(ctx, art, ["setting", "scheme", "runs", "sigma_sum", "epsilon_run",
+        write_table(ctx, ["setting", "scheme", "runs", "sigma_sum", "epsilon_run",
                                *METRICS, *[f"{mt}_sd" for mt in METRICS],
                                *[f"paper_{mt}" for mt in METRICS]], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 8 (prediction columns), regenerated: privamp (printed)",
+            ctx, "MUST Table 8 (prediction columns), regenerated: privamp (printed)",
             [METRIC_LABEL[mt] for mt in METRICS] + ["run's ε"], png_rows, col_width=1.3,
             first_width=1.9,
             footnote=f"Adult: first {log['n_train']:,} rows train, last {log['n_test']:,} test; "
@@ -229,7 +228,6 @@ def table8_metrics(ctx: Context) -> Result:
 @register("must-figS4", paper=PAPER, kind="figure", label="Figure S4",
           title="training loss of DP-SGD logistic regression on Adult", needs=ADULT)
 def figure_s4(ctx: Context) -> Result:
-    art = "must-figS4"
     log = _logistic_runs(ctx)
     runs = log["runs"]
     panels, checks = [], []
@@ -262,7 +260,7 @@ def figure_s4(ctx: Context) -> Result:
                             f"non-private {base_final:.3f}, DP-SGD "
                             f"{min(finals.values()):.3f} … {max(finals.values()):.3f}"))
     files = write_panels(
-        ctx, art, panels, ncols=3, panel_size=(5.4, 4.4),
+        ctx, panels, ncols=3, panel_size=(5.4, 4.4),
         suptitle="MUST Figure S4: training loss of DP-SGD logistic regression on Adult",
         footnote=f"n = {log['n_train']:,} training records, b = {LOG_B}, m = {LOG_M}, "
                  f"T = {LOG_T}, C = {LOG_C:g}, learning rate {LOG_LR}, initial β = 1, ε' = "

@@ -51,7 +51,6 @@ def table3_values(kind: str, ratio: float, row: str) -> tuple[np.ndarray, np.nda
 @register("must-table3", paper=PAPER, kind="table", label="Table 3",
           title="(ε', δ') of Laplace and Gaussian mechanisms after WOR, WR, MUST.OW, MUST.WW")
 def table3(ctx: Context) -> Result:
-    art = "must-table3"
     eps_cols = [f"ε = {e:g}" for e in pv.MUST_TABLE3_EPS]
     cells: list[Cell] = []
     csv_rows = []
@@ -79,11 +78,11 @@ def table3(ctx: Context) -> Result:
                 statuses.append(_worst(se, sd))
             png_rows.append((name, texts, statuses))
     files = [
-        write_table(ctx, art, ["block", "row", "base_eps", "eps_or_eps_amplified",
+        write_table(ctx, ["block", "row", "base_eps", "eps_or_eps_amplified",
                                "delta_or_delta_amplified"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 3, regenerated: (ε, δ) of M and (ε', δ'(ε')) of M∘S",
+            ctx, "MUST Table 3, regenerated: (ε, δ) of M and (ε', δ'(ε')) of M∘S",
             eps_cols, png_rows, col_width=1.45,
             footnote="n = 1000, m = 400, b = 500 (as in the paper); white-box group profiles "
                      "δ_j (θ = jΔ/σ); every cell computed by privamp and coloured by comparison "
@@ -144,7 +143,6 @@ def _aligned(ctx: Context, kind: str, ratio: float):
           title="aligned privacy profiles ε'/ε against δ' − δ, Laplace and Gaussian, WOR, WR, "
                 "MUST.OW, MUST.WW")
 def figure4(ctx: Context) -> Result:
-    art = "must-fig4"
     panels, class_rows, checks = [], [], []
     letters = "abcd"
     for i, (kind, ratio) in enumerate(_PANELS):
@@ -190,7 +188,7 @@ def figure4(ctx: Context) -> Result:
                         spread[0.25] < spread[1.0],
                         f"max |δ' − δ|: {spread[0.25]:.3g} (0.25) vs {spread[1.0]:.3g} (1)"))
     files = write_panels(
-        ctx, art, panels, ncols=2, panel_size=(6.0, 4.4),
+        ctx, panels, ncols=2, panel_size=(6.0, 4.4),
         suptitle="MUST Figure 4: aligned privacy profiles (ε'/ε, δ'(ε') − δ(ε)), "
                  "base ε = 0.01 … 6",
         footnote="n = 1000, m = 400, b = 500 (as in the paper); white-box group profiles; "
@@ -198,7 +196,7 @@ def figure4(ctx: Context) -> Result:
                  "the authors' code.\nδ' = δ counts as strong (WOR with Laplace is 'strong' "
                  "where both are 0; Definition 5's typos corrected from Figure 3, erratum "
                  "MUST-2).")
-    files.append(write_table(ctx, art, ["mechanism", "Δ/σ", "scheme", "strong", "weak-I",
+    files.append(write_table(ctx, ["mechanism", "Δ/σ", "scheme", "strong", "weak-I",
                                         "weak-II", "dilution", "visibly_above_zero"],
                              class_rows,
                              suffix="-classes.csv"))
@@ -219,7 +217,6 @@ def figure4(ctx: Context) -> Result:
 def figure3(ctx: Context) -> Result:
     from ...amplification.tightness import classify_amplification
 
-    art = "must-fig3"
     aligned = _aligned(ctx, "gaussian", 1.0)
     curves = [Curve(f"example: Gaussian Δ/σ = 1 ∘ {name}", a.eps_ratio, a.delta_difference)
               for name, a in aligned.items() if name in ("WOR", "MUST.WW")]
@@ -233,7 +230,7 @@ def figure3(ctx: Context) -> Result:
                   curves, xlim=(0.0, 2.0), ylim=(-0.3, 0.3), quadrants=True,
                   legend="center right")
     files = write_panels(
-        ctx, art, [panel], panel_size=(7.5, 5.0),
+        ctx, [panel], panel_size=(7.5, 5.0),
         footnote="Regions of Definition 5 as fixed by Figure 3's caption (the definition's "
                  "type I and dilution conditions are misprinted, erratum MUST-2); privamp's "
                  "classify_amplification shades them.\nExample curves: MUST Table 3 setting "
@@ -303,7 +300,6 @@ def _pair_crossings(kind: str, ratio: float) -> list[tuple[str, float, float]]:
           title="ε' against ε for any mechanism, δ' against δ for Laplace and Gaussian "
                 "(Supplement S8)")
 def figure_s3(ctx: Context) -> Result:
-    art = "must-figS3"
     pts = {(k, r): _amplified_points(ctx, k, r) for k, r in _PANELS}
     any_pts = pts[("gaussian", 1.0)]
     panel_a = Panel("(a) ε' vs ε, any base mechanism", "base ε", "amplified ε'",
@@ -373,14 +369,14 @@ def figure_s3(ctx: Context) -> Result:
                      and all(bool(np.any(pts[k][s]["delta_amplified"] > pts[k][s]["delta"]))
                              for k in pts for s in ("WR", "MUST.OW", "MUST.WW")))]
     files = write_panels(
-        ctx, art, panels, ncols=3, panel_size=(5.0, 4.4),
+        ctx, panels, ncols=3, panel_size=(5.0, 4.4),
         suptitle="MUST Figure S3: ε' vs ε (any mechanism) and δ' vs δ (Laplace, Gaussian)",
         footnote="n = 1000, m = 400, b = 500; base ε = 0.01 … 6; white-box group profiles; "
                  "axis limits as in the authors' code. MUST.WO is identical to WR "
                  "(Corollary 6).")
-    files.append(write_table(ctx, art, ["what", "mechanism", "scheme(s)", "base_eps", "delta",
+    files.append(write_table(ctx, ["what", "mechanism", "scheme(s)", "base_eps", "delta",
                                         "delta_amplified"], rows, suffix="-crossings.csv"))
-    files.append(write_comparison(ctx, art, cells))
+    files.append(write_comparison(ctx, cells))
     return Result(
         shows="(a) The amplified ε' against the base ε for every scheme (it depends on η "
               "only); (b)–(e) the amplified δ' against the base δ along the profile, with the "

@@ -69,7 +69,6 @@ def _compare_formula(ours: float, formula: float, rtol: float = 1e-9) -> str:
           title="η and δ' of Poisson, WOR, WR, MUST.WO, MUST.OW, MUST.WW: the printed formulas "
                 "against privamp")
 def table2(ctx: Context) -> Result:
-    art = "must-table2"
     settings = ((1000, 500, 400), (300, 50, 30))
     eps = 1.0
     cells, csv_rows, png_rows = [], [], []
@@ -126,13 +125,13 @@ def table2(ctx: Context) -> Result:
                             f_l["MUST.OW"][0] < f_l["WR"][0] < f_l["WOR"][0]
                             and abs(f_l["WOR"][0] - f_l["Poisson"][0]) <= 1e-15))
     files = [
-        write_table(ctx, art, ["n", "b", "m", "scheme", "eta_formula", "eta_privamp",
+        write_table(ctx, ["n", "b", "m", "scheme", "eta_formula", "eta_privamp",
                                "eps_amplified_at_1", "delta_laplace_formula",
                                "delta_laplace_privamp", "delta_gaussian_formula",
                                "delta_gaussian_privamp"], csv_rows),
-        write_comparison(ctx, art, cells),
+        write_comparison(ctx, cells),
         write_table_png(
-            ctx, art, "MUST Table 2, evaluated: η, δ'(ε') at base ε = 1 (Δ/σ = 1), ε'",
+            ctx, "MUST Table 2, evaluated: η, δ'(ε') at base ε = 1 (Δ/σ = 1), ε'",
             ["η", "δ', Laplace", "δ', Gaussian", "ε'"], png_rows, col_width=1.5,
             first_width=2.0,
             footnote="Green: privamp (multiplicity laws in log space) equals the printed formula "
@@ -159,10 +158,9 @@ def table2(ctx: Context) -> Result:
 def table1(ctx: Context) -> Result:
     from ...sampling import StageChain
 
-    art = "must-table1"
     n, b, m = 300, 50, 30
     reps = 2000 if ctx.quick else 20000
-    rng = ctx.rng(art)
+    rng = ctx.rng(ctx.artifact)
     schemes = {
         "MUST.OW": (MustOW(n, b, m), "WOR(n, b)", "WR(b, m)"),
         "MUST.WW": (MustWW(n, b, m), "WR(n, b)", "WR(b, m)"),
@@ -204,12 +202,12 @@ def table1(ctx: Context) -> Result:
               bool(np.max(np.abs(exact_pmfs["MUST.OO"] - exact_pmfs["WOR"])) < 1e-14)),
     ] + sampler_checks
     files = [
-        write_table(ctx, art, ["scheme", "stage_1", "stage_2", "eta"]
+        write_table(ctx, ["scheme", "stage_1", "stage_2", "eta"]
                     + [f"exact_P(K={k})" for k in range(kmax + 1)] + [f"exact_P(K>{kmax})"]
                     + [f"mc_P(K={k})" for k in range(kmax + 1)] + [f"mc_P(K>{kmax})"],
                     csv_rows),
         write_table_png(
-            ctx, art, "MUST Table 1: the 2-stage schemes, P(K = k) exact / Monte Carlo",
+            ctx, "MUST Table 1: the 2-stage schemes, P(K = k) exact / Monte Carlo",
             ["1st stage", "2nd stage", "P(K = 0)", "P(K = 1)", "P(K = 2)"], png_rows,
             col_width=1.55,
             footnote=f"K: copies of one record in the final subsample, n = {n}, b = {b}, "
@@ -319,34 +317,23 @@ _BM_FOOT = ("n = 1000, ε = 1, Δ/σ = 1, m = 100 … 150, b = 150 … 200 (the 
           title="contours of η and δ' − δ over (b, m) for MUST.OW and MUST.WW")
 def figure5(ctx: Context) -> Result:
     from ...plots.reproduce import plot_contours
-    from .._output import _png
 
-    art = "must-fig5"
     grid = _bm_grid(ctx)
     panels = _bm_panels(grid)
     fig = plot_contours(panels, ncols=3, footnote=_BM_FOOT,
                         suptitle="MUST Figure 5: η and δ'(ε') − δ(ε) at ε = 1 over (b, m)")
-    _png(fig, ctx.path(art, ".png"))
-    files = [f"{art}.png", _write_grid(ctx, art, grid)]
-    checks, errata = _bm_checks(grid)
-    step = int(grid["m"][1] - grid["m"][0])
-    return Result(
-        shows="How the amplification parameter η and the change of δ at ε = 1 depend on the "
-              "stage-I size b and the subsample size m, for MUST.OW and MUST.WW with the "
-              "Laplace and Gaussian mechanisms (contours).",
-        parameters={"n": 1000, "eps": 1.0, "Δ/σ": 1.0, "m": "100 … 150", "b": "150 … 200",
-                    "grid step": step},
-        checks=checks, errata=errata, files=files,
-        notes=[f"Quick mode: grid step {step} instead of 1."] if step > 1 else [])
+    return _bm_result(
+        ctx, grid, fig,
+        "How the amplification parameter η and the change of δ at ε = 1 depend on the "
+        "stage-I size b and the subsample size m, for MUST.OW and MUST.WW with the "
+        "Laplace and Gaussian mechanisms (contours).")
 
 
 @register("must-figS1", paper=PAPER, kind="figure", label="Figure S1",
           title="3-D surfaces of η and δ' − δ over (b, m) for MUST.OW and MUST.WW")
 def figure_s1(ctx: Context) -> Result:
     from ...plots.reproduce import plot_surfaces
-    from .._output import _png
 
-    art = "must-figS1"
     grid = _bm_grid(ctx)
     panels = _bm_panels(grid)
     order = [0, 3, 1, 4, 2, 5]  # (a), (b) η; (c), (d) Laplace; (e), (f) Gaussian
@@ -358,21 +345,32 @@ def figure_s1(ctx: Context) -> Result:
         shown.append(p)
     fig = plot_surfaces(shown, ncols=2, footnote=_BM_FOOT,
                         suptitle="MUST Figure S1: η and δ'(ε') − δ(ε) at ε = 1 over (b, m)")
-    _png(fig, ctx.path(art, ".png"))
-    files = [f"{art}.png", _write_grid(ctx, art, grid)]
+    # the surfaces are labelled by what they show: erratum MUST-12 (a row label) is Figure 5's
+    return _bm_result(
+        ctx, grid, fig,
+        "The data of Figure 5 as 3-D surfaces: (a), (b) η; (c), (d) δ' − δ with the "
+        "Laplace mechanism; (e), (f) with the Gaussian mechanism; MUST.OW left, MUST.WW "
+        "right.", left_out=("MUST-12",))
+
+
+def _bm_result(ctx: Context, grid, fig, shows: str, left_out: tuple[str, ...] = ()) -> Result:
+    """The files and record of MUST Figure 5 or S1 (the same (b, m) grid and checks): ``fig``
+    as PNG, the grid as CSV; the errata in ``left_out`` are not this figure's."""
+    from .._output import _png
+
+    _png(fig, ctx.path(ctx.artifact, ".png"))
+    files = [f"{ctx.artifact}.png", _write_grid(ctx, grid)]
     checks, errata = _bm_checks(grid)
     step = int(grid["m"][1] - grid["m"][0])
     return Result(
-        shows="The data of Figure 5 as 3-D surfaces: (a), (b) η; (c), (d) δ' − δ with the "
-              "Laplace mechanism; (e), (f) with the Gaussian mechanism; MUST.OW left, MUST.WW "
-              "right.",
+        shows=shows,
         parameters={"n": 1000, "eps": 1.0, "Δ/σ": 1.0, "m": "100 … 150", "b": "150 … 200",
                     "grid step": step},
-        checks=checks, errata=[e for e in errata if e != "MUST-12"], files=files,
+        checks=checks, errata=[e for e in errata if e not in left_out], files=files,
         notes=[f"Quick mode: grid step {step} instead of 1."] if step > 1 else [])
 
 
-def _write_grid(ctx: Context, art: str, grid) -> str:
+def _write_grid(ctx: Context, grid) -> str:
     rows = []
     for name in ("MUST.OW", "MUST.WW"):
         g = grid[name]
@@ -380,5 +378,5 @@ def _write_grid(ctx: Context, art: str, grid) -> str:
             for j, m in enumerate(grid["m"]):
                 rows.append([name, int(b), int(m), float(g["eta"][i, j]),
                              float(g["laplace"][i, j]), float(g["gaussian"][i, j])])
-    return write_table(ctx, art, ["scheme", "b", "m", "eta", "delta_diff_laplace",
+    return write_table(ctx, ["scheme", "b", "m", "eta", "delta_diff_laplace",
                                   "delta_diff_gaussian"], rows)
