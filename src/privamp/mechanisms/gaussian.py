@@ -364,6 +364,8 @@ class GaussianProfile(PrivacyProfile):
 class GaussianMechanism(AdditiveNoiseMechanism):
     """Gaussian mechanism ``f(x) + N(0, σ² I)``.
 
+    The privacy profile is Theorem 4 with θ = Δ/σ (rounded up); the noise multiplier is σ/Δ.
+
     Parameters
     ----------
     sigma : float
@@ -374,8 +376,6 @@ class GaussianMechanism(AdditiveNoiseMechanism):
         under substitution (see :func:`privamp.relations.clipped_sum_sensitivity`).
     relation : NeighbouringRelation or str
         The relation Δ refers to (default add/remove).
-
-    The privacy profile is Theorem 4 with θ = Δ/σ (rounded up); the noise multiplier is σ/Δ.
 
     >>> m = GaussianMechanism(sigma=2.0)
     >>> round(float(m.profile().delta(0.5)), 10), m.noise_multiplier

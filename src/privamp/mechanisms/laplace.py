@@ -83,6 +83,8 @@ class LaplaceProfile(PrivacyProfile):
 class LaplaceMechanism(AdditiveNoiseMechanism):
     """Laplace mechanism ``f(x) + Lap(0, b)``.
 
+    The privacy profile is Theorem 3 with θ = Δ/b (rounded up), the pure-DP ε of the mechanism.
+
     Parameters
     ----------
     scale : float
