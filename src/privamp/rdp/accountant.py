@@ -36,7 +36,7 @@ import numpy as np
 
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
-from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve
+from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve, shaped_result
 from .mechanisms import check_orders, rdp_curve
 from .subsampled import poisson_gaussian_rdp
 
@@ -217,12 +217,7 @@ def _each(one, points: np.ndarray, return_order: bool):
     orders = np.empty(flat.shape)
     for i, x in enumerate(flat):
         values[i], orders[i] = one(float(x))
-    v = values.reshape(points.shape)
-    o = orders.reshape(points.shape)
-    val = float(v) if v.ndim == 0 else v
-    if return_order:
-        return val, (float(o) if o.ndim == 0 else o)
-    return val
+    return shaped_result(values, orders, points.shape, return_order)
 
 
 def poisson_gaussian_epsilon(noise_multiplier: float, sampling_rate: float, steps: int,
