@@ -36,6 +36,7 @@ __all__ = [
     "check_choice",
     "check_enum",
     "check_int",
+    "check_optional_real",
     "check_pmf",
     "check_real",
     "parse_enum",
@@ -132,6 +133,16 @@ def check_real(name: str, value: Any, interval: str | Interval = "(-inf, inf)") 
     if not bool(iv.contains(v)):
         raise InvalidParameterError(name, rule, v)
     return v
+
+
+def check_optional_real(name: str, value: Any,
+                        interval: str | Interval = "(-inf, inf)") -> float | None:
+    """:func:`check_real` for an optional parameter: ``None`` (not given) passes through.
+
+    >>> check_optional_real("grid_step", None, "(0, 1]") is None
+    True
+    """
+    return None if value is None else check_real(name, value, interval)
 
 
 def check_real_array(

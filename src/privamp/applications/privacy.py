@@ -48,6 +48,7 @@ from ..errors import InvalidParameterError, InvalidTypeError
 from ..mechanisms.gaussian import GaussianMechanism
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import SamplingScheme
+from ._forward import forwarded
 
 __all__ = ["PrivacyStatement", "account", "calibrate_noise", "describe_scheme",
            "per_step_noise_multiplier", "per_step_statement", "resolve_relations"]
@@ -110,24 +111,13 @@ class PrivacyStatement:
     step_delta: float | None = None
     extra: dict = field(default_factory=dict, compare=False)
 
-    @property
-    def sigma(self) -> float:
-        """Noise standard deviation added to the released per-step statistic."""
-        return self.mechanism.sigma
-
-    @property
-    def sensitivity(self) -> float:
-        """Per-copy L2 sensitivity of that statistic under :attr:`base_relation`."""
-        return self.mechanism.sensitivity
-
-    @property
-    def noise_multiplier(self) -> float:
-        """σ / sensitivity."""
-        return self.mechanism.noise_multiplier
-
-    @property
-    def base_relation(self) -> NeighbouringRelation:
-        return self.mechanism.relation
+    sigma = forwarded("mechanism.sigma",
+                      "Noise standard deviation added to the released per-step statistic.")
+    sensitivity = forwarded(
+        "mechanism.sensitivity",
+        "Per-copy L2 sensitivity of that statistic under :attr:`base_relation`.")
+    noise_multiplier = forwarded("mechanism.noise_multiplier", "σ / sensitivity.")
+    base_relation = forwarded("mechanism.relation")
 
     def accountant(self, backend: str | None = None):
         """A fresh :class:`~privamp.accountant.Accountant` holding this run's events."""

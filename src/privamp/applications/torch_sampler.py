@@ -36,6 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise MissingDependencyError("torch", "torch") from exc
 
 from ..sampling.schemes import SamplingScheme
+from ._forward import forwarded
 from .samplers import SchemeBatchSampler
 
 __all__ = ["TorchBatchSampler", "collate_allowing_empty"]
@@ -86,25 +87,11 @@ class TorchBatchSampler(Sampler):
         super().__init__()
         self._inner = SchemeBatchSampler(scheme, steps, n=n, rng=rng)
 
-    @property
-    def scheme(self) -> SamplingScheme:
-        return self._inner.scheme
-
-    @property
-    def n(self) -> int:
-        return self._inner.n
-
-    @property
-    def steps(self) -> int:
-        return self._inner.steps
-
-    @property
-    def batches_drawn(self) -> int:
-        return self._inner.batches_drawn
-
-    @property
-    def expected_batch_size(self) -> float:
-        return self._inner.expected_batch_size
+    scheme = forwarded("_inner.scheme")
+    n = forwarded("_inner.n")
+    steps = forwarded("_inner.steps")
+    batches_drawn = forwarded("_inner.batches_drawn")
+    expected_batch_size = forwarded("_inner.expected_batch_size")
 
     def __len__(self) -> int:
         return self._inner.steps

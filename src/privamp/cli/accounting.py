@@ -33,16 +33,11 @@ from ..display import num, num_down, num_up
 from ..errors import UnsupportedCombinationError
 from ..mechanisms import noise_mechanisms
 from ..relations import NeighbouringRelation
+from . import _common as options
 from ._common import (
     SAMPLINGS,
     CliError,
     Progress,
-    add_eps_grid_options,
-    add_json,
-    add_mechanism_options,
-    add_plot_outputs,
-    add_sampling_options,
-    add_size_options,
     build_event,
     build_mechanism,
     build_scheme,
@@ -91,8 +86,8 @@ def add_delta(sub) -> None:
 
 def _add_query(sub, name: str, help_text: str) -> None:
     p = sub.add_parser(name, help=help_text)
-    add_mechanism_options(p)
-    add_sampling_options(p)
+    options.add_mechanism_options(p)
+    options.add_sampling_options(p)
     p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
                    help="number of composed steps (>= 1)")
     if name == "epsilon":
@@ -113,8 +108,8 @@ def _add_query(sub, name: str, help_text: str) -> None:
 def add_calibrate(sub) -> None:
     """Add ``privamp calibrate``."""
     c = sub.add_parser("calibrate", help="parameter value meeting a target (epsilon, delta)")
-    add_mechanism_options(c)
-    add_sampling_options(c)
+    options.add_mechanism_options(c)
+    options.add_sampling_options(c)
     c.add_argument("--target-epsilon", type=float, required=True, dest="target_epsilon",
                    help="target epsilon (> 0)")
     c.add_argument("--delta", type=float, required=True, help="delta in (0, 1)")
@@ -137,14 +132,14 @@ def add_plot_composition(plot_sub) -> None:
                                   "schemes and accountants (DP-SGD: the same noise on a "
                                   "clipped sum for every scheme)",
                              description=_COMPOSITION_DOC)
-    add_mechanism_options(pc)
+    options.add_mechanism_options(pc)
     for action in pc._actions:  # the option's meaning in this command: the clip norm C
         if action.dest == "sensitivity":
             action.help = ("clip norm C of each record's contribution to the released sum "
                            "(default 1): sensitivity C under add/remove (Poisson), 2C under "
                            "substitution (WOR, WR, MUST); --sigma is the same noise for every "
                            "scheme, noise multiplier z = sigma/C")
-    add_size_options(pc)
+    options.add_size_options(pc)
     pc.add_argument("--delta", type=float, default=1e-5, help="delta (default 1e-5)")
     pc.add_argument("--max-steps", type=int_in("[2, 1e15]"), default=10_000, dest="max_steps",
                     help="largest number of steps, up to 10^15 (default 10000)")
@@ -155,7 +150,7 @@ def add_plot_composition(plot_sub) -> None:
                     help="sampling schemes (default poisson wor wr must-ow)")
     pc.add_argument("--accountants", nargs="+", default=["pld", "rdp"],
                     choices=("pld", "rdp"), help="accountants (default pld rdp)")
-    add_plot_outputs(pc)
+    options.add_plot_outputs(pc)
     pc.set_defaults(func=_cmd_plot_composition)
 
 
@@ -163,16 +158,16 @@ def add_plot_delta(plot_sub) -> None:
     """Add ``privamp plot delta``."""
     pd = plot_sub.add_parser("delta", help="delta(eps) of a composition with its certified "
                                            "band")
-    add_mechanism_options(pd)
-    add_sampling_options(pd)
+    options.add_mechanism_options(pd)
+    options.add_sampling_options(pd)
     pd.add_argument("--steps", type=int_in("[1, inf)"), nargs="+", required=True,
                     help="number(s) of composed steps; one curve each")
-    add_eps_grid_options(pd, 0.0, 5.0, 12, what="epsilon", points_help="epsilon values")
+    options.add_eps_grid_options(pd, 0.0, 5.0, 12, what="epsilon", points_help="epsilon values")
     pd.add_argument("--accountant", choices=("pld", "rdp", "fourier"), default="pld",
                     help="pld (default; certified band), rdp (upper bound only) or fourier")
     pd.add_argument("--delta-error", type=float, default=None, dest="delta_error",
                     help="pld: target relative width of each bracket (default 1e-3)")
-    add_plot_outputs(pd)
+    options.add_plot_outputs(pd)
     pd.set_defaults(func=_cmd_plot_delta)
 
 
@@ -182,7 +177,7 @@ def _add_accountant_options(p) -> None:
                         "(Koskela et al., for comparison)")
     p.add_argument("--grid-step", type=float, default=None, dest="grid_step",
                    help="pld: fixed privacy-loss grid spacing instead of the automatic one")
-    add_json(p)
+    options.add_json(p)
 
 
 def _accountant(args, mech, scheme, outer, steps):

@@ -207,8 +207,19 @@ def _noise_line(r: dict) -> str:
             f"{num_up(r['sigma_averaged_gradient'])} on the averaged gradient")
 
 
-def _say(lines) -> None:
-    sys.stdout.write("\n".join(lines) + "\n")
+def _output(args, r: dict, text) -> int:
+    """With ``--json`` the result ``r`` as one JSON object, else the lines ``text(r)``."""
+    if args.json:
+        emit_json(r)
+    else:
+        sys.stdout.write("\n".join(text(r)) + "\n")
+    return 0
+
+
+def _report(r: dict, title: str, what: str, noise: str, headers, rows) -> list[str]:
+    """An experiment's text: its title, the privacy and noise lines, then the table of results
+    (``what``: what the steps are, for the privacy line)."""
+    return [title, *_privacy_lines(r, what), noise, "", table(headers, rows)]
 
 
 def _fmt(x) -> str:
@@ -221,17 +232,11 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
              repeats=_size(args, "repeats", 200, 20), delta=args.delta,
              bounds=tuple(args.bounds), relation=args.relation, confidence=args.confidence,
              seed=args.seed, **_noise(args))
-    if args.json:
-        emit_json(r)
-        return 0
+    return _output(args, r, _bootstrap_text)
+
+
+def _bootstrap_text(r: dict) -> list[str]:
     p = r["parameters"]
-    lines = [f"MUST experiment 1: DP subsampling bootstrap, {p['replicates']} replicates on each "
-             f"of {p['repeats']} datasets of n = {p['n']} N(0, 1) values clipped to "
-             f"[{num(p['bounds'][0])}, {num(p['bounds'][1])}]",
-             *_privacy_lines(r, "replicates of one dataset"),
-             f"noise: sigma = {num_up(r['sigma'])} on a replicate's mean, "
-             f"{num_up(r['sigma_second_moment'])} on its second moment (noise multiplier "
-             f"{num_up(r['noise_multiplier'])})", ""]
     rows = []
     for label, est, truth, cov in (
             ("mu (DP)", r["mean"], 0.0, r["coverage_mean"]),
@@ -241,57 +246,59 @@ def _cmd_bootstrap(args: argparse.Namespace) -> int:
         rows.append([label, num(truth), f"{est['mean']:.4f} ({est['sd']:.3f})",
                      f"{est['bias']:.4f}", f"{est['rmse']:.4f}",
                      "" if cov is None else f"{cov:.3f}"])
-    lines.append(table(["estimate", "truth", "mean (SD)", "bias", "RMSE",
-                        f"{int(round(100 * r['confidence']))}% CI coverage"], rows))
-    _say(lines)
-    return 0
+    return _report(
+        r, f"MUST experiment 1: DP subsampling bootstrap, {p['replicates']} replicates on each "
+        f"of {p['repeats']} datasets of n = {p['n']} N(0, 1) values clipped to "
+        f"[{num(p['bounds'][0])}, {num(p['bounds'][1])}]",
+        "replicates of one dataset",
+        f"noise: sigma = {num_up(r['sigma'])} on a replicate's mean, "
+        f"{num_up(r['sigma_second_moment'])} on its second moment (noise multiplier "
+        f"{num_up(r['noise_multiplier'])})",
+        ["estimate", "truth", "mean (SD)", "bias", "RMSE",
+         f"{int(round(100 * r['confidence']))}% CI coverage"], rows)
 
 
 def _cmd_linear(args: argparse.Namespace) -> int:
     r = _run(args, "linear_experiment", args.scheme, n=args.n, **_stage_one(args), m=args.m,
              **_sgd(args, _size(args, "repeats", 200, 10)))
-    if args.json:
-        emit_json(r)
-        return 0
+    return _output(args, r, _linear_text)
+
+
+def _linear_text(r: dict) -> list[str]:
     p = r["parameters"]
-    lines = [f"MUST experiment 2: DP-SGD linear regression, {p['repeats']} datasets of "
-             f"n = {p['n']}, T = {p['steps']}, C = {num(p['clip_norm'])}, learning rate "
-             f"{num(p['learning_rate'])}",
-             *_privacy_lines(r, "steps"),
-             _noise_line(r), ""]
     rows = []
     for label, res in (("DP-SGD", r), ("non-private poisson", r["baseline"])):
         c = res["coefficients"]
         rows.append([label, f"{res['rmse']:.4f} ({res['rmse_sd']:.3f})",
                      ", ".join(f"{v:.4f}" for v in c["bias"]),
                      ", ".join(f"{v:.3f}" for v in c["rmse"])])
-    lines.append(table(["run", "RMSE of y (SD)", "bias of beta0..2", "RMSE of beta0..2"],
-                       rows))
-    _say(lines)
-    return 0
+    return _report(
+        r, f"MUST experiment 2: DP-SGD linear regression, {p['repeats']} datasets of "
+        f"n = {p['n']}, T = {p['steps']}, C = {num(p['clip_norm'])}, learning rate "
+        f"{num(p['learning_rate'])}",
+        "steps", _noise_line(r),
+        ["run", "RMSE of y (SD)", "bias of beta0..2", "RMSE of beta0..2"], rows)
 
 
 def _cmd_logistic(args: argparse.Namespace) -> int:
     r = _run(args, "logistic_experiment", args.data, args.scheme, **_stage_one(args), m=args.m,
              **_sgd(args, _size(args, "repeats", 5, 1)))
-    if args.json:
-        emit_json(r)
-        return 0
+    return _output(args, r, _logistic_text)
+
+
+def _logistic_text(r: dict) -> list[str]:
     p = r["parameters"]
-    lines = [f"MUST experiment 3: DP-SGD logistic regression on Adult ({p['n_train']} train / "
-             f"{p['n_test']} test records, {len(p['features'])} features, label excluded), "
-             f"T = {p['steps']}, C = {num(p['clip_norm'])}, learning rate "
-             f"{num(p['learning_rate'])}, {p['repeats']} run(s)",
-             *_privacy_lines(r, "steps"),
-             _noise_line(r), ""]
     keys = ("accuracy", "auc", "sensitivity", "specificity", "ppv", "npv", "f1")
     rows = [[label] + [_fmt(res[k]) for k in keys]
             for label, res in (("DP-SGD", r), ("non-private poisson", r["baseline"]))]
-    lines.append(table(["run", *keys], rows))
-    lines.append(f"(majority class on the test set: {r['majority_class_accuracy']:.4f}; the "
-                 "paper's 0.98 kept the label among the features)")
-    _say(lines)
-    return 0
+    return [*_report(
+        r, f"MUST experiment 3: DP-SGD logistic regression on Adult ({p['n_train']} train / "
+        f"{p['n_test']} test records, {len(p['features'])} features, label excluded), "
+        f"T = {p['steps']}, C = {num(p['clip_norm'])}, learning rate "
+        f"{num(p['learning_rate'])}, {p['repeats']} run(s)",
+        "steps", _noise_line(r), ["run", *keys], rows),
+        f"(majority class on the test set: {r['majority_class_accuracy']:.4f}; the "
+        "paper's 0.98 kept the label among the features)"]
 
 
 def _cmd_efficiency(args: argparse.Namespace) -> int:
@@ -304,9 +311,10 @@ def _cmd_efficiency(args: argparse.Namespace) -> int:
         settings = [(args.n, args.b, args.m)]
     r = _run(args, "efficiency_experiment", settings, draws=_size(args, "draws", 10_000, 1000),
              schemes=args.schemes, seed=args.seed)
-    if args.json:
-        emit_json(r)
-        return 0
+    return _output(args, r, _efficiency_text)
+
+
+def _efficiency_text(r: dict) -> list[str]:
     lines = [f"MUST Tables 9 and 10: distinct records per subsample over {r['draws']} draws, "
              "time per draw relative to WOR (paper values in brackets)"]
     for s in r["settings"]:
@@ -329,5 +337,4 @@ def _cmd_efficiency(args: argparse.Namespace) -> int:
     if any((s["n"], s["b"], s["m"]) == (1000, 200, 100) for s in r["settings"]):
         lines.append("(the paper's must-ow / must-ww min and mean for (1000, 200, 100) are "
                      "swapped in print: a minimum cannot exceed the mean)")
-    _say(lines)
-    return 0
+    return lines

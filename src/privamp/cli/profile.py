@@ -24,14 +24,9 @@ import numpy as np
 
 from ..display import num, num_up
 from ..errors import InvalidParameterError
+from . import _common as options
 from ._common import (
     SAMPLINGS,
-    add_eps_grid_options,
-    add_json,
-    add_mechanism_options,
-    add_plot_outputs,
-    add_sampling_options,
-    add_size_options,
     build_mechanism,
     build_scheme,
     describe_mechanism,
@@ -54,22 +49,22 @@ OPTION_NAMES: dict[str, str] = {}
 def add_profile(sub) -> None:
     """Add ``privamp profile``."""
     prof = sub.add_parser("profile", help="privacy profile delta(eps) of a mechanism")
-    add_mechanism_options(prof)
-    add_sampling_options(prof)
+    options.add_mechanism_options(prof)
+    options.add_sampling_options(prof)
     prof.add_argument("--eps", type=float, nargs="+", required=True,
                       help="epsilon values (>= 0)")
-    add_json(prof)
+    options.add_json(prof)
     prof.set_defaults(func=_cmd_profile)
 
 
 def add_plot_profile(plot_sub) -> None:
     """Add ``privamp plot profile``."""
     pprof = plot_sub.add_parser("profile", help="plot the privacy profile")
-    add_mechanism_options(pprof)
-    add_sampling_options(pprof)
+    options.add_mechanism_options(pprof)
+    options.add_sampling_options(pprof)
     pprof.add_argument("--eps-max", type=float, default=5.0, dest="eps_max",
                        help="largest epsilon on the plot (default 5)")
-    add_plot_outputs(pprof)
+    options.add_plot_outputs(pprof)
     pprof.set_defaults(func=_cmd_plot_profile)
 
 
@@ -164,15 +159,15 @@ def add_plot_aligned(plot_sub) -> None:
     """Add ``privamp plot aligned``."""
     pa = plot_sub.add_parser("aligned", help="aligned privacy profiles (MUST Figure 4) of "
                                              "several sampling schemes")
-    add_mechanism_options(pa)
-    add_size_options(pa)
+    options.add_mechanism_options(pa)
+    options.add_size_options(pa)
     pa.add_argument("--schemes", nargs="+", default=["wor", "wr", "must-ow", "must-ww"],
                     choices=SAMPLINGS[1:], help="sampling schemes (default wor wr must-ow "
                                                 "must-ww)")
     pa.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
                     dest="group_privacy", help="group profiles (default white-box)")
-    add_eps_grid_options(pa, 0.01, 6.0, 600, what="base epsilon", points_help="grid points")
-    add_plot_outputs(pa)
+    options.add_eps_grid_options(pa, 0.01, 6.0, 600, what="base epsilon", points_help="grid points")
+    options.add_plot_outputs(pa)
     pa.set_defaults(func=_cmd_plot_aligned)
 
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import abc
 import importlib
+import math
 from collections.abc import Iterator, MutableMapping
 from typing import Any, ClassVar
 
+from .._numerics import div_up
 from .._params import Param
+from .._validation import check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 
-__all__ = ["REGISTRY", "SENSITIVITY", "Mechanism", "MechanismRegistry", "build_mechanism",
-           "noise_mechanisms", "register"]
+__all__ = ["REGISTRY", "SENSITIVITY", "AdditiveNoiseMechanism", "Mechanism", "MechanismRegistry",
+           "build_mechanism", "noise_mechanisms", "register"]
 
 
 class MechanismRegistry(MutableMapping):
@@ -208,3 +211,42 @@ class Mechanism(abc.ABC):
     def group_profile(self, k: int, method: GroupPrivacy | str | None = None) -> PrivacyProfile:
         """δ_k: the profile for datasets at path distance ≤ k (white-box where known)."""
         return self.profile().group(k, method)
+
+
+class AdditiveNoiseMechanism(Mechanism):
+    """A mechanism ``f(x) + Z`` adding independent noise of scale s (the parameter named by
+    :attr:`noise`: σ, b) to each coordinate of a real query f of sensitivity Δ ≥ 0 under
+    :attr:`relation`; its privacy depends on θ = Δ/s alone. Subclasses are frozen dataclasses
+    with the fields ``<noise>``, ``sensitivity`` and ``relation`` and draw the noise in
+    :meth:`_draw_noise`."""
+
+    sensitivity: float
+
+    def __post_init__(self):
+        name = self.noise
+        scale = check_real(name, getattr(self, name), "(0, inf)")
+        sens = check_real("sensitivity", self.sensitivity, "[0, inf)")
+        object.__setattr__(self, name, scale)
+        object.__setattr__(self, "sensitivity", sens)
+        object.__setattr__(self, "relation", NeighbouringRelation.parse(self.relation))
+        if not math.isfinite(sens / scale):
+            raise InvalidParameterError(
+                name, f"large enough that sensitivity / {name} is finite (sensitivity={sens!r})",
+                scale,
+            )
+
+    @property
+    def theta(self) -> float:
+        """θ = Δ/s rounded up (privacy gets worse as θ grows, so rounding up is safe)."""
+        return div_up(self.sensitivity, getattr(self, self.noise))
+
+    def release(self, value: Any, rng: Any = None):
+        """``value`` plus independent noise on each coordinate: value is a finite real scalar or
+        array."""
+        x = check_real_array("value", value, "(-inf, inf)", nonempty=False)
+        noisy = x + self._draw_noise(check_rng(rng), x.shape)
+        return float(noisy) if noisy.ndim == 0 else noisy
+
+    @abc.abstractmethod
+    def _draw_noise(self, rng, shape):
+        """An array of the given shape of independent noise draws from ``rng``."""

@@ -50,12 +50,12 @@ from .._numerics import (
     round_up_log,
 )
 from .._params import Param
-from .._validation import check_real, check_real_array, check_rng
+from .._validation import check_real
 from ..errors import InvalidParameterError
 from ..privacy_loss import GaussianPrivacyLoss
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
-from .base import SENSITIVITY, Mechanism, register
+from .base import SENSITIVITY, AdditiveNoiseMechanism, register
 
 __all__ = [
     "GaussianMechanism",
@@ -361,8 +361,10 @@ class GaussianProfile(PrivacyProfile):
 
 @register("gaussian")
 @dataclass(frozen=True)
-class GaussianMechanism(Mechanism):
+class GaussianMechanism(AdditiveNoiseMechanism):
     """Gaussian mechanism ``f(x) + N(0, σ² I)``.
+
+    The privacy profile is Theorem 4 with θ = Δ/σ (rounded up); the noise multiplier is σ/Δ.
 
     Parameters
     ----------
@@ -374,8 +376,6 @@ class GaussianMechanism(Mechanism):
         under substitution (see :func:`privamp.relations.clipped_sum_sensitivity`).
     relation : NeighbouringRelation or str
         The relation Δ refers to (default add/remove).
-
-    The privacy profile is Theorem 4 with θ = Δ/σ (rounded up); the noise multiplier is σ/Δ.
 
     >>> m = GaussianMechanism(sigma=2.0)
     >>> round(float(m.profile().delta(0.5)), 10), m.noise_multiplier
@@ -394,18 +394,6 @@ class GaussianMechanism(Mechanism):
     def describe(self) -> dict[str, Any]:
         return {"name": "gaussian", "sigma": self.sigma, "sensitivity": self.sensitivity,
                 "noise_multiplier": self.noise_multiplier, "relation": self.relation.value}
-
-    def __post_init__(self):
-        sigma = check_real("sigma", self.sigma, "(0, inf)")
-        sens = check_real("sensitivity", self.sensitivity, "[0, inf)")
-        object.__setattr__(self, "sigma", sigma)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "relation", NeighbouringRelation.parse(self.relation))
-        if not math.isfinite(sens / sigma):
-            raise InvalidParameterError(
-                "sigma", f"large enough that sensitivity / sigma is finite (sensitivity={sens!r})",
-                sigma,
-            )
 
     @classmethod
     def from_noise_multiplier(
@@ -457,20 +445,12 @@ class GaussianMechanism(Mechanism):
         return math.inf if self.sensitivity == 0 else self.sigma / self.sensitivity
 
     @property
-    def theta(self) -> float:
-        """θ = Δ/σ rounded up (privacy gets worse as θ grows, so rounding up is safe)."""
-        return div_up(self.sensitivity, self.sigma)
-
-    @property
     def theta_lower(self) -> float:
         """θ = Δ/σ rounded down (for the certified lower values)."""
         return div_down(self.sensitivity, self.sigma)
 
-    def release(self, value: Any, rng: Any = None):
-        """``value + N(0, σ² I)``: value is a finite real scalar or array."""
-        x = check_real_array("value", value, "(-inf, inf)", nonempty=False)
-        noisy = x + check_rng(rng).normal(0.0, self.sigma, size=x.shape)
-        return float(noisy) if noisy.ndim == 0 else noisy
+    def _draw_noise(self, rng, shape):
+        return rng.normal(0.0, self.sigma, size=shape)  # value + N(0, σ² I)
 
     @classmethod
     def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):

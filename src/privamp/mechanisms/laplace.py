@@ -18,18 +18,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from .._numerics import ULP, div_up, mul_up, round_down_log, round_up_log
 from .._params import Param
-from .._validation import check_real, check_real_array, check_rng
-from ..errors import InvalidParameterError
+from .._validation import check_real
 from ..privacy_loss import LaplacePrivacyLoss
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
-from .base import SENSITIVITY, Mechanism, register
+from .base import SENSITIVITY, AdditiveNoiseMechanism, register
 
 __all__ = ["LaplaceMechanism", "LaplaceProfile"]
 
@@ -82,8 +80,10 @@ class LaplaceProfile(PrivacyProfile):
 
 @register("laplace")
 @dataclass(frozen=True)
-class LaplaceMechanism(Mechanism):
+class LaplaceMechanism(AdditiveNoiseMechanism):
     """Laplace mechanism ``f(x) + Lap(0, b)``.
+
+    The privacy profile is Theorem 3 with θ = Δ/b (rounded up), the pure-DP ε of the mechanism.
 
     Parameters
     ----------
@@ -108,18 +108,6 @@ class LaplaceMechanism(Mechanism):
     params = (Param("scale", "(0, inf)", help="Laplace scale b (> 0)"), SENSITIVITY)
     noise = "scale"
 
-    def __post_init__(self):
-        scale = check_real("scale", self.scale, "(0, inf)")
-        sens = check_real("sensitivity", self.sensitivity, "[0, inf)")
-        object.__setattr__(self, "scale", scale)
-        object.__setattr__(self, "sensitivity", sens)
-        object.__setattr__(self, "relation", NeighbouringRelation.parse(self.relation))
-        if not math.isfinite(sens / scale):
-            raise InvalidParameterError(
-                "scale", f"large enough that sensitivity / scale is finite (sensitivity={sens!r})",
-                scale,
-            )
-
     @classmethod
     def calibrated(cls, eps: float, sensitivity: float = 1.0,
                    relation=NeighbouringRelation.ADD_REMOVE) -> LaplaceMechanism:
@@ -128,16 +116,8 @@ class LaplaceMechanism(Mechanism):
         sens = check_real("sensitivity", sensitivity, "(0, inf)")
         return cls(scale=div_up(sens, eps), sensitivity=sens, relation=relation)
 
-    @property
-    def theta(self) -> float:
-        """θ = Δ/b rounded up (the pure-DP ε of the mechanism)."""
-        return div_up(self.sensitivity, self.scale)
-
-    def release(self, value: Any, rng: Any = None):
-        """``value + Lap(0, b)`` independently on each coordinate."""
-        x = check_real_array("value", value, "(-inf, inf)", nonempty=False)
-        noisy = x + check_rng(rng).laplace(0.0, self.scale, size=x.shape)
-        return float(noisy) if noisy.ndim == 0 else noisy
+    def _draw_noise(self, rng, shape):
+        return rng.laplace(0.0, self.scale, size=shape)  # value + Lap(0, b) on each coordinate
 
     @classmethod
     def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):

@@ -159,6 +159,9 @@ def _check_bits(name: str, value: Any) -> np.ndarray:
 class RandomizedResponse(Mechanism):
     """Binary randomized response: keep the input bit with probability p, flip it otherwise.
 
+    Construct from ε with :meth:`from_epsilon` (p = e^ε/(1 + e^ε), pure ε-DP) or for a target
+    (ε, δ) with :meth:`calibrated` (p = (e^ε + δ)/(e^ε + 1), so that ψ_p(ε) = δ).
+
     Parameters
     ----------
     p : float
@@ -167,9 +170,6 @@ class RandomizedResponse(Mechanism):
     relation : NeighbouringRelation or str
         Recorded with results; the profile is the same under either relation because the input
         bit can change between neighbours under both.
-
-    Construct from ε with :meth:`from_epsilon` (p = e^ε/(1 + e^ε), pure ε-DP) or for a target
-    (ε, δ) with :meth:`calibrated` (p = (e^ε + δ)/(e^ε + 1), so that ψ_p(ε) = δ).
 
     >>> rr = RandomizedResponse.from_epsilon(math.log(3))
     >>> round(rr.p, 12), round(float(rr.profile().delta(0.0)), 12)
@@ -254,6 +254,9 @@ class RandomizedResponse(Mechanism):
 class RandomizedMembershipMechanism(Mechanism):
     """``M_{v,p}(x) = R_p(𝟙[v ∈ x])``: randomized response on "is record v in the dataset?".
 
+    The worst case for Lemma 12 of Balle et al. 2018: under any natural subsampling scheme with
+    amplification parameter η, the subsampled mechanism's profile is exactly ``η ψ_p(ε)``.
+
     Parameters
     ----------
     target : hashable
@@ -262,9 +265,6 @@ class RandomizedMembershipMechanism(Mechanism):
         Randomized-response probability in [0, 1].
     relation : NeighbouringRelation or str
         Recorded with results (the profile is ψ_p under both relations).
-
-    The worst case for Lemma 12 of Balle et al. 2018: under any natural subsampling scheme with
-    amplification parameter η, the subsampled mechanism's profile is exactly ``η ψ_p(ε)``.
 
     >>> m = RandomizedMembershipMechanism(target=0, p=0.8)
     >>> m.output_pmf([0, 1, 2]), m.output_pmf([1, 2])

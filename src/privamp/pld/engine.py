@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numerics import ULP, bisect_threshold
-from .._validation import check_int, check_real
+from .._validation import check_int, check_optional_real, check_real
 from ..errors import (
     AccuracyWarning,
     InconsistentBoundsError,
@@ -545,12 +545,9 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             "delta", f"at least {MIN_DELTA:g} for the pld backend", delta,
             detail="below it the error terms of a certified δ are not representable in double "
                    "precision")
-    if eps_error is not None:
-        eps_error = check_real("eps_error", eps_error, "(0, inf)")
-    if upper_error is not None:
-        upper_error = check_real("upper_error", upper_error, "(0, inf)")
-    if grid_step is not None:
-        grid_step = check_real("grid_step", grid_step, "(0, 1]")
+    eps_error = check_optional_real("eps_error", eps_error, "(0, inf)")
+    upper_error = check_optional_real("upper_error", upper_error, "(0, inf)")
+    grid_step = check_optional_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
     tail_total = min(1e-6 * delta, 1e-12)
     range_steps = None
@@ -644,10 +641,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     fixed grid spacing instead; ``cache``: as for :func:`pld_epsilon` (same result).
     """
     eps = check_real("eps", eps, "[0, inf)")
-    if delta_error is not None:
-        delta_error = check_real("delta_error", delta_error, "(0, 1)")
-    if grid_step is not None:
-        grid_step = check_real("grid_step", grid_step, "(0, 1]")
+    delta_error = check_optional_real("delta_error", delta_error, "(0, 1)")
+    grid_step = check_optional_real("grid_step", grid_step, "(0, 1]")
     start = time.perf_counter()
     events, single, done = _trivial_cases(events, grid_step, True, start)
     if done is not None:

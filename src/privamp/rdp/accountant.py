@@ -36,7 +36,7 @@ import numpy as np
 
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
-from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve
+from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve, shaped_result
 from .mechanisms import check_orders, rdp_curve
 from .subsampled import poisson_gaussian_rdp
 
@@ -154,12 +154,7 @@ class RdpAccountant:
         ``return_order`` also returns the optimal order.
         """
         d = check_real_array("delta", delta, "[0, 1]")
-        flat = d.reshape(-1)
-        eps = np.empty(flat.shape)
-        orders = np.empty(flat.shape)
-        for i, dv in enumerate(flat):
-            eps[i], orders[i] = self._epsilon_one(float(dv))
-        return _shape(eps, orders, d.shape, return_order)
+        return _each(self._epsilon_one, d, return_order)
 
     def _epsilon_one(self, delta: float) -> tuple[float, float]:
         eps, order = self._total.epsilon(delta, return_order=True, warn=False)
@@ -181,12 +176,7 @@ class RdpAccountant:
         """Smallest certified δ with (ε, δ)-DP for the composition, vectorised over
         ``epsilon``; with ``return_order`` also the optimal order."""
         e = check_real_array("epsilon", epsilon, "[0, inf]")
-        flat = e.reshape(-1)
-        out = np.empty(flat.shape)
-        orders = np.empty(flat.shape)
-        for i, ev in enumerate(flat):
-            out[i], orders[i] = self._delta_one(float(ev))
-        return _shape(out, orders, e.shape, return_order)
+        return _each(self._delta_one, e, return_order)
 
     def _delta_one(self, eps: float) -> tuple[float, float]:
         delta, order = self._total.delta(eps, return_order=True)
@@ -219,13 +209,15 @@ class RdpAccountant:
         return f"RdpAccountant({len(self._events)} events, {self._orders.size} orders)"
 
 
-def _shape(values: np.ndarray, orders: np.ndarray, shape, return_order: bool):
-    v = values.reshape(shape)
-    o = orders.reshape(shape)
-    val = float(v) if v.ndim == 0 else v
-    if return_order:
-        return val, (float(o) if o.ndim == 0 else o)
-    return val
+def _each(one, points: np.ndarray, return_order: bool):
+    """``one(point) -> (value, order)`` at every point, shaped like ``points`` (floats for a
+    scalar), with the orders when ``return_order``."""
+    flat = points.reshape(-1)
+    values = np.empty(flat.shape)
+    orders = np.empty(flat.shape)
+    for i, x in enumerate(flat):
+        values[i], orders[i] = one(float(x))
+    return shaped_result(values, orders, points.shape, return_order)
 
 
 def poisson_gaussian_epsilon(noise_multiplier: float, sampling_rate: float, steps: int,

@@ -274,12 +274,7 @@ class RdpCurve:
                         f"[{fo[0]:g}, {fo[-1]:g}]; a wider grid may give a smaller ε",
                         OrderGridWarning, stacklevel=2)
             eps_out[i] = _round_up(best) if best > 0 else 0.0
-        eps_res = eps_out.reshape(d.shape)
-        ord_res = order_out.reshape(d.shape)
-        eps_val = float(eps_res) if eps_res.ndim == 0 else eps_res
-        if return_order:
-            return eps_val, (float(ord_res) if ord_res.ndim == 0 else ord_res)
-        return eps_val
+        return shaped_result(eps_out, order_out, d.shape, return_order)
 
     def delta(self, eps: Any, *, return_order: bool = False):
         """Smallest δ (over the grid) with (ε, δ)-DP implied by the curve, rounded up."""
@@ -301,12 +296,18 @@ class RdpCurve:
             # δ ≤ 1 always: log δ > 0 (a bound above 1) is δ = 1, without overflowing exp
             out[i] = min(1.0, math.exp(min(0.0, float(round_up_log(log_d[j], ulps=16)))))
             order_out[i] = fo[j]
-        res = out.reshape(arr.shape)
-        val = float(res) if res.ndim == 0 else res
-        if return_order:
-            o_res = order_out.reshape(arr.shape)
-            return val, (float(o_res) if o_res.ndim == 0 else o_res)
-        return val
+        return shaped_result(out, order_out, arr.shape, return_order)
+
+
+def shaped_result(values: np.ndarray, orders: np.ndarray, shape, return_order: bool):
+    """Values (and, with ``return_order``, their optimal orders) computed over a flattened
+    argument, in the argument's ``shape``: floats for a scalar argument."""
+    v = values.reshape(shape)
+    val = float(v) if v.ndim == 0 else v
+    if return_order:
+        o = orders.reshape(shape)
+        return val, (float(o) if o.ndim == 0 else o)
+    return val
 
 
 def _round_up(values):

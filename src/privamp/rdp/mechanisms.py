@@ -70,14 +70,11 @@ import numpy as np
 from .._numerics import ULP, down_ulps, expm1_minus_x, mul_up, round_down_log, round_up_log, up_ulps
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
-from ..mechanisms import (
-    ApproxDPMechanism,
-    ApproxDPProfile,
-    GaussianMechanism,
-    GaussianProfile,
-    LaplaceMechanism,
-    LaplaceProfile,
-    Mechanism,
+from ..mechanisms.base import Mechanism
+from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
+from ..mechanisms.generic import ApproxDPMechanism, ApproxDPProfile
+from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
+from ..mechanisms.randomized_response import (
     RandomizedMembershipMechanism,
     RandomizedResponse,
     RandomizedResponseProfile,

@@ -367,9 +367,7 @@ class Poisson(SamplingScheme):
     def eta(self) -> float:
         return self.rate
 
-    @property
-    def eta_lower(self) -> float:
-        return self.rate
+    eta_lower = eta  # η = q exactly: nothing to round
 
     def _draw(self, n, rng):
         q = self.rate
@@ -603,15 +601,9 @@ class StageChain(SamplingScheme):
             return div_down(size, self.n)
         return MultiplicityPmf.point(1).then_with_replacement(self.n, size).eta_lower
 
-    @property
-    def amplification_eta(self) -> float:
-        """The η used in the ε-map: η₁ for a general chain (see class docstring)."""
-        return self.first_stage_eta
-
-    @property
-    def amplification_eta_lower(self) -> float:
-        """:attr:`amplification_eta` rounded down."""
-        return self.first_stage_eta_lower
+    # the η used in the ε-map: η₁ for a general chain (see the class docstring)
+    amplification_eta = first_stage_eta
+    amplification_eta_lower = first_stage_eta_lower
 
     def _draw(self, n, rng):
         current = self.stages[0].draw(rng, n)
@@ -636,17 +628,29 @@ class _Must(StageChain):
         object.__setattr__(self, "n", n)
         StageChain.__post_init__(self)
 
+    #: the stages of the form: stage I draws b of the n records, stage II m of those b
+    stage_types: ClassVar[tuple[type[Stage], type[Stage]]]
+    #: the (n, b, m) of :meth:`examples`, boundaries included
+    example_sizes: ClassVar[tuple[tuple[int, int, int], ...]]
+
     def _stage_list(self, n, b, m):
-        raise NotImplementedError  # pragma: no cover - every subclass defines it
+        first, second = self.stage_types
+        for name, size, of, size_in, stage, kind in (("b", b, "n", n, "I", first),
+                                                     ("m", m, "b", b, "II", second)):
+            if kind is WorStage and size > size_in:
+                raise InvalidParameterError(
+                    name, f"at most {of} = {size_in} (stage {stage} is without replacement)",
+                    size)
+        return (first(b), second(m))
 
-    @property
-    def amplification_eta(self) -> float:
-        """η = P(the record is in the final subsample) (MUST Theorem 5 / Corollary 6)."""
-        return self.eta
+    @classmethod
+    def examples(cls):
+        return [cls(*sizes) for sizes in cls.example_sizes]
 
-    @property
-    def amplification_eta_lower(self) -> float:
-        return self.eta_lower
+    # η = P(the record is in the final subsample) (MUST Theorem 5 / Corollary 6), not the
+    # first-stage η₁ of a general chain
+    amplification_eta = SamplingScheme.amplification_eta
+    amplification_eta_lower = SamplingScheme.amplification_eta_lower
 
     def __repr__(self) -> str:
         return f"{type(self).__name__.replace('Must', 'MUST.')}(n={self.n}, b={self.b}, m={self.m})"
@@ -665,16 +669,9 @@ class MustOW(_Must):
     kind: ClassVar[str] = "must-ow"
     theorems: ClassVar = {S: "MUST Theorem 5(a) (MUST.OW, substitution)"}
 
-    def _stage_list(self, n, b, m):
-        if b > n:
-            raise InvalidParameterError("b", f"at most n = {n} (stage I is without replacement)",
-                                        b)
-        return (WorStage(b), WrStage(m))
-
-    @classmethod
-    def examples(cls):
-        return [cls(10, 10, 4), cls(10, 1, 1), cls(10, 9, 9), cls(10, 4, 10),
-                cls(1000, 1000, 10), cls(1000, 20, 20), cls(1000, 500, 10)]
+    stage_types = (WorStage, WrStage)
+    example_sizes = ((10, 10, 4), (10, 1, 1), (10, 9, 9), (10, 4, 10), (1000, 1000, 10),
+                     (1000, 20, 20), (1000, 500, 10))
 
     def reduced(self):
         if self.b == self.n:  # stage I keeps every record: WR(n, m)
@@ -695,15 +692,8 @@ class MustWO(_Must):
     kind: ClassVar[str] = "must-wo"
     theorems: ClassVar = {S: "MUST Corollary 6 (MUST.WO = WR, substitution)"}
 
-    def _stage_list(self, n, b, m):
-        if m > b:
-            raise InvalidParameterError("m", f"at most b = {b} (stage II is without replacement)",
-                                        m)
-        return (WrStage(b), WorStage(m))
-
-    @classmethod
-    def examples(cls):
-        return [cls(10, 10, 10), cls(10, 1, 1), cls(10, 10, 4), cls(1000, 500, 10)]
+    stage_types = (WrStage, WorStage)
+    example_sizes = ((10, 10, 10), (10, 1, 1), (10, 10, 4), (1000, 500, 10))
 
     def reduced(self):
         return WithReplacement(self.n, self.m)  # Corollary 6: identical in law
@@ -750,8 +740,8 @@ class MustWW(_Must):
         object.__setattr__(self, "bound", bound)
         super().__init__(n, b, m)
 
-    def _stage_list(self, n, b, m):
-        return (WrStage(b), WrStage(m))
+    stage_types = (WrStage, WrStage)
+    example_sizes = ((10, 10, 10), (10, 1, 1), (10, 4, 10), (1000, 500, 10), (1000, 10, 1))
 
     @property
     def certified(self) -> bool:
@@ -784,11 +774,6 @@ class MustWW(_Must):
     def __repr__(self) -> str:
         tail = ", bound='published'" if self.bound == "published" else ""
         return f"MUST.WW(n={self.n}, b={self.b}, m={self.m}{tail})"
-
-    @classmethod
-    def examples(cls):
-        return [cls(10, 10, 10), cls(10, 1, 1), cls(10, 4, 10), cls(1000, 500, 10),
-                cls(1000, 10, 1)]
 
     def reduced(self):
         if self.m == 1:  # one draw from a slot holding a uniform record

@@ -19,13 +19,9 @@ from ...rdp import RdpCurve
 from ...relations import NeighbouringRelation
 from ..iteration import ITERATION_ORDERS
 
-__all__ = [
-    "BrownianMotionMechanism",
-    "OrnsteinUhlenbeckMechanism",
-    "brownian_intrinsic_sensitivity",
-    "equivalent_gaussian_sigma",
-    "ou_intrinsic_sensitivity",
-]
+__all__ = ["BrownianMotionMechanism", "OrnsteinUhlenbeckMechanism",
+           "brownian_intrinsic_sensitivity", "equivalent_gaussian_sigma",
+           "ou_intrinsic_sensitivity"]
 
 
 #: Positive values below the smallest normal float are reported as it: subnormals have too few

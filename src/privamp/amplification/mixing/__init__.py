@@ -46,29 +46,9 @@ Kernel rows must sum to 1 within a stated tolerance; they are then divided by th
 coefficients are those of an exactly stochastic kernel.
 """
 
-from .conditions import (
-    Blanket,
-    Dobrushin,
-    Doeblin,
-    EpsDobrushin,
-    LocalDP,
-    MixingCondition,
-    UltraMixing,
-    eps_tilde,
-    implies,
-)
-from .kernel import MarkovKernel, read_kernel_csv
+# the package exports its modules' public names (their ``__all__``)
+from . import conditions, kernel
+from .conditions import *  # noqa: F403
+from .kernel import *  # noqa: F403
 
-__all__ = [
-    "Blanket",
-    "Dobrushin",
-    "Doeblin",
-    "EpsDobrushin",
-    "LocalDP",
-    "MarkovKernel",
-    "MixingCondition",
-    "UltraMixing",
-    "eps_tilde",
-    "implies",
-    "read_kernel_csv",
-]
+__all__ = sorted([*conditions.__all__, *kernel.__all__])
