@@ -254,3 +254,23 @@ def test_a_new_scheme_is_one_class(tmp_path):
     # the same law; η is rounded up along another path (a few ulp)
     assert half["epsilon"] == pytest.approx(wor["epsilon"], rel=1e-9)
     assert sweep["sweep"] == pytest.approx(wor["epsilon"], rel=1e-9)
+
+
+@pytest.mark.parametrize("kind", [None, *SCHEMES])
+def test_lower_end_of_follows_the_pld_rules(kind):
+    """The lower end bounds the mechanism itself exactly when the event is composed through its
+    own pair: no sampling, or Poisson under add/remove (Zhu, Dong, Wang 2022)."""
+    schemes = [None] if kind is None else SCHEMES[kind].examples()[:2]
+    for scheme in schemes:
+        relations = [None] if scheme is None else list(scheme.relations)
+        for outer in relations:
+            base = outer if scheme is None else scheme.resolve(outer)[1]
+            for mech in (mech_mod.GaussianMechanism(1.0, relation=base or R),
+                         mech_mod.LaplaceMechanism(1.0, relation=base or R)):
+                if scheme is not None and outer is S and kind == "poisson" and scheme.n is None:
+                    continue
+                acc = Accountant().add(mech, 2, scheme=scheme, relation=outer)
+                own = scheme is None or (kind == "poisson" and outer is R)
+                assert acc.lower_end_of == ("mechanism" if own else "bound"), (scheme, outer)
+    profile = mech_mod.GaussianProfile(1.0)
+    assert Accountant().add(profile, 2).lower_end_of == "bound"

@@ -40,7 +40,9 @@ ANY: Any = _Any()
 @dataclass(frozen=True)
 class Rule:
     """One bound: applies to ``scheme`` × ``source`` × ``relation`` (``None``: any relation);
-    ``grouped`` says whether it also applies with an explicit group-privacy choice."""
+    ``grouped`` says whether it also applies with an explicit group-privacy choice; ``exact``
+    that it gives the event's own worst case (not a theorem's bound on it) whenever the
+    mechanism's pair is exact."""
 
     name: str
     scheme: Any
@@ -48,6 +50,7 @@ class Rule:
     relation: NeighbouringRelation | None
     grouped: bool
     build: Callable[..., Any]
+    exact: bool = False
 
     def matches(self, mechanism, scheme, relation, group_privacy) -> bool:
         if self.scheme is None:
@@ -72,11 +75,13 @@ class RuleTable:
         self.rules: list[Rule] = []
 
     def rule(self, *, scheme: Any, source: type | tuple[type, ...],
-             relation: NeighbouringRelation | None = None, grouped: bool = True):
+             relation: NeighbouringRelation | None = None, grouped: bool = True,
+             exact: bool = False):
         """Decorator adding ``build(mechanism, scheme, relation, group_privacy)`` as a rule."""
 
         def add(build):
-            self.rules.append(Rule(build.__name__, scheme, source, relation, grouped, build))
+            self.rules.append(Rule(build.__name__, scheme, source, relation, grouped, build,
+                                   exact))
             return build
 
         return add

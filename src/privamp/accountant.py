@@ -296,16 +296,14 @@ class Accountant:
         mechanism's exact ε; ``"bound"`` when some event is composed through an amplification
         theorem's profile (WOR, WR, MUST, chains, Poisson under substitution) or a given
         profile — the bracket then holds the ε of composing that bound, which the mechanism's
-        own ε may be below."""
-        from .sampling.schemes import Poisson
+        own ε may be below. Read from the PLD backend's rules (:data:`PAIR_RULES`, ``exact``)."""
+        from .pld.builders import PAIR_RULES
 
         for ev in self._events:
             if not isinstance(ev.mechanism, Mechanism) or not ev.mechanism.exact_pair:
                 return "bound"
-            if ev.scheme is None:
-                continue
-            if not (isinstance(ev.scheme, Poisson)
-                    and ev.effective_relation is NeighbouringRelation.ADD_REMOVE):
+            rel = None if ev.scheme is None else ev.effective_relation
+            if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
         return "mechanism"
 

@@ -82,7 +82,7 @@ def _profile(source):
     return source.profile() if isinstance(source, Mechanism) else source
 
 
-@PAIR_RULES.rule(scheme=None, source=_SOURCES)
+@PAIR_RULES.rule(scheme=None, source=_SOURCES, exact=True)
 def unsampled(source, scheme, relation, group_privacy):
     """The symmetric curve of the mechanism's own profile."""
     return {"symmetric": ProfileCurve(_profile(source))}
@@ -92,7 +92,8 @@ def _stated_add_remove(source) -> bool:
     return getattr(source, "relation", _R) is _R
 
 
-@PAIR_RULES.rule(scheme=Poisson, source=(GaussianMechanism, GaussianProfile), relation=_R)
+@PAIR_RULES.rule(scheme=Poisson, source=(GaussianMechanism, GaussianProfile), relation=_R,
+                 exact=True)
 def poisson_gaussian(source, scheme, relation, group_privacy):
     """Poisson under add/remove of a Gaussian: the exact remove and add pairs in closed form (a
     record appears at most once: group privacy plays no part). θ = 0 and a base stated under
@@ -104,7 +105,7 @@ def poisson_gaussian(source, scheme, relation, group_privacy):
     return poisson_pair(source, scheme, relation, group_privacy)
 
 
-@PAIR_RULES.rule(scheme=Poisson, source=_SOURCES, relation=_R)
+@PAIR_RULES.rule(scheme=Poisson, source=_SOURCES, relation=_R, exact=True)
 def poisson_pair(source, scheme, relation, group_privacy):
     """Poisson under add/remove: the remove and add pairs from the base profile's curve."""
     if not _stated_add_remove(source):
