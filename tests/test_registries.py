@@ -274,3 +274,23 @@ def test_lower_end_of_follows_the_pld_rules(kind):
                 assert acc.lower_end_of == ("mechanism" if own else "bound"), (scheme, outer)
     profile = mech_mod.GaussianProfile(1.0)
     assert Accountant().add(profile, 2).lower_end_of == "bound"
+
+
+def test_identity_keys_hold_their_object():
+    """An object compared by identity stays referenced by its key: a reused id() can never make
+    a memo hand one event's result to another."""
+    import gc
+
+    from privamp.accountant import _value_key
+
+    class Opaque:
+        __slots__ = ("x",)
+        __hash__ = None  # unhashable, no __dict__: compared by identity
+
+        def __init__(self, x):
+            self.x = x
+
+    key = _value_key(Opaque(1))
+    gc.collect()
+    assert key == key and key != _value_key(Opaque(1))
+    assert key.obj.x == 1

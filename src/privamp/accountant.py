@@ -59,21 +59,39 @@ class Backend(enum.StrEnum):
         return parse_enum("backend", value, cls)
 
 
+class _Identity:
+    """A key comparing its object by identity, and holding it: a bare ``id()`` could be reused by
+    another object once the first is collected, and a memo keyed on it (``AccountingCache``)
+    would then hand one event's RDP curve to another."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+
 def _value_key(obj: Any, depth: int = 0) -> Any:
     """A hashable key equal for equal values: what makes events comparable by ``==``.
 
     Arrays compare by contents, dataclasses by their fields, other objects (privacy profiles)
     by type and every attribute; an object that is none of these (or too deeply nested)
-    compares by identity. Equal keys mean equal state, so two events with equal keys are the
-    same event; the converse may fail (a cache filled in one and not the other), which only
-    makes the Fourier backend refuse a ledger it could have composed.
+    compares by identity (:class:`_Identity`, which keeps it alive). Equal keys mean equal
+    state, so two events with equal keys are the same event; the converse may fail (a cache
+    filled in one and not the other), which only makes the Fourier backend refuse a ledger it
+    could have composed.
     """
     if obj is None or isinstance(obj, str | int | float | bool | enum.Enum):
         return obj
     if isinstance(obj, np.generic):
         return obj.item()
     if depth > 8:
-        return ("id", id(obj))
+        return _Identity(obj)
     if isinstance(obj, np.ndarray):
         return ("array", obj.dtype.str, obj.shape, obj.tobytes())
     if isinstance(obj, list | tuple):
@@ -88,7 +106,7 @@ def _value_key(obj: Any, depth: int = 0) -> Any:
     try:
         hash(obj)
     except TypeError:
-        return ("id", id(obj))
+        return _Identity(obj)
     return obj
 
 
