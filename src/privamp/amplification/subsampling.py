@@ -48,6 +48,7 @@ from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
 from ..sampling.schemes import Poisson, SamplingScheme
+from ._shift_table import ShiftedSum
 
 __all__ = [
     "AmplifiedProfile",
@@ -58,6 +59,8 @@ __all__ = [
 ]
 
 R = NeighbouringRelation.ADD_REMOVE
+#: Theorem 14 with at most this many shifts is summed term by term; with more, tabulated
+_DIRECT_SHIFTS = 48
 S = NeighbouringRelation.SUBSTITUTE
 
 
@@ -293,37 +296,71 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         self._k = j + 1.0
         self._log_gt = np.asarray(binomial_logpmf(j, trials, g), dtype=float)
         self._log_omitted = omitted
+        # ε_k − ε = log(γ/(1 − γ)) + log((n − k)/k) for k < n (n − k exact), rounded down by a
+        # bound on its rounding error: a smaller shift only raises δ(ε_k)
+        inner = self._k < n
+        k_in = self._k[inner]
+        if g < 1.0 and k_in.size:
+            lg, l1g = math.log(g), math.log1p(-g)
+            lr = np.log((n - k_in) / k_in)
+            self._shifts = lg - l1g + lr - 4 * ULP * (abs(lg) + abs(l1g) + np.abs(lr))
+        else:
+            self._shifts = np.empty(0)
+        self._log_w_in = self._log_gt[inner]
+        # constants of the inner sum: γ̃_n · 1 (when k = n is in the window) and the omitted mass
+        consts = [*self._log_gt[~inner], omitted]
+        self._log_const = float(np.logaddexp.reduce(np.array(consts))) if consts else -math.inf
+        # many shifts: tabulate the sum (see _shift_table); few: term by term
+        self._table = (ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
+                       if self._shifts.size > _DIRECT_SHIFTS else None)
+
+    def _log_inner_sum(self, eps):
+        """Upper values of ``log(Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n + omitted mass)`` at base ε."""
+        out = np.full(eps.shape, -np.inf)
+        direct = np.ones(eps.shape, dtype=bool)
+        if self._table is not None:
+            tab = self._table.covers(eps)
+            if np.any(tab):
+                out[tab] = self._table.log_upper(eps[tab])
+            direct = ~tab
+        idx = np.flatnonzero(direct)
+        # term by term, in chunks of points so that (shifts × points) stays below 2^22 floats
+        step = max(1, (1 << 22) // max(1, self._shifts.size))
+        for c0 in range(0, idx.size, step):
+            sel = idx[c0:c0 + step]
+            e = eps[sel]
+            with np.errstate(invalid="ignore"):
+                e_k = e[None, :] + self._shifts[:, None]
+                e_k = np.where(np.isfinite(e_k), e_k - ULP * (np.abs(e_k) + 1.0), e_k)
+            terms = self._log_w_in[:, None] + self.base._log_delta_extended(
+                e_k.reshape(-1)).reshape(e_k.shape)
+            out[sel] = logsumexp_signed(terms, axis=0)[0] if terms.size else -np.inf
+        return np.logaddexp(out, self._log_const)
 
     def _log_delta(self, eps_prime):
         g = self.scheme.rate
-        n = self.scheme.n
         if g >= 1.0:
             return self.base._log_delta(eps_prime)
         eps_prime = np.atleast_1d(np.asarray(eps_prime, dtype=float))
+        # the exact ε(ε') lies in [eps, eps_hi] (the inverse map rounded down and up): δ and the
+        # inner sum are taken at eps (they are non-increasing), β = e^{ε'−ε} at the end that
+        # makes each term largest — its largest value in γβδ, its smallest in γ(1 − β)(…)
         eps = np.atleast_1d(deamplify_eps(eps_prime, g))
+        eps_hi = np.atleast_1d(deamplify_eps(eps_prime, g, up=True))
         # log β ≤ 0; at ε' = ∞, β = e^{−ε} + γ(1 − e^{−ε}) → γ (the bound's limit, valid at ∞
         # because δ' is non-increasing)
+        inf = np.isposinf(eps_prime)
         with np.errstate(invalid="ignore"):
-            log_beta = np.where(np.isposinf(eps_prime), math.log(g),
-                                np.minimum(eps_prime - eps, 0.0))
+            x_hi = eps_prime - eps
+            x_lo = eps_prime - eps_hi
+            log_beta = np.where(inf, math.log(g), np.minimum(x_hi + ULP * np.abs(x_hi), 0.0))
+            log_beta_lo = np.where(inf, math.log(g),
+                                   np.minimum(x_lo - ULP * np.abs(x_lo), 0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
-            log_1mb = log1mexp(log_beta)  # log(1 − β)
+            log_1mb = log1mexp(log_beta_lo)  # log(1 − β) at the smallest β
         log_g = math.log(g)
         first = log_g + log_beta + self.base._log_delta(eps)
-        # Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n (+ omitted window mass), in logs
-        k = self._k
-        inner = k < n
-        shift = np.full(k.shape, np.inf)
-        shift[inner] = math.log(g) - math.log1p(-g) + np.log(n / k[inner] - 1.0)
-        terms = []
-        for ki, sh, lgt in zip(k, shift, self._log_gt, strict=True):
-            if ki < n:
-                e_k = eps + sh
-                terms.append(lgt + self.base._log_delta_extended(e_k))
-            else:
-                terms.append(np.full(eps.shape, lgt))  # γ̃_n · 1
-        terms.append(np.full(eps.shape, self._log_omitted))
-        inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
+        inner_sum = self._log_inner_sum(eps)
         second = log_g + log_1mb + inner_sum
         total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
         return np.minimum(round_up_log(total, 64 * ULP), 0.0)
