@@ -1,6 +1,6 @@
 """Theorem 14 (Poisson under substitution) by tabulation, against an mpmath reference.
 
-:class:`~privamp.amplification._shift_table.ShiftedSum` replaces the term-by-term sum of BBG
+:class:`~privamp.amplification._tables.ShiftedSum` replaces the term-by-term sum of BBG
 Theorem 14 once there are more than a few dozen subsample sizes. Its values must be upper bounds
 on the exact bound (computed here independently in mpmath: binomial weights, the extended
 profile in closed form) and close to it; the cases are generated over mechanisms (smooth and pure
@@ -21,7 +21,7 @@ import pytest
 from privamp import GaussianMechanism, LaplaceMechanism
 from privamp.amplification import amplify
 from privamp.amplification import subsampling as sub
-from privamp.amplification._shift_table import X_MAX
+from privamp.amplification._tables import X_MAX
 from privamp.mechanisms import RandomizedResponse
 from privamp.sampling import Poisson
 

@@ -48,7 +48,7 @@ from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
 from ..sampling.schemes import Poisson, SamplingScheme
-from ._shift_table import ShiftedSum
+from ._tables import ShiftedSum
 
 __all__ = [
     "AmplifiedProfile",
@@ -310,7 +310,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         # constants of the inner sum: γ̃_n · 1 (when k = n is in the window) and the omitted mass
         consts = [*self._log_gt[~inner], omitted]
         self._log_const = float(np.logaddexp.reduce(np.array(consts))) if consts else -math.inf
-        # many shifts: tabulate the sum (see _shift_table); few: term by term
+        # many shifts: tabulate the sum (see _tables); few: term by term
         self._table = (ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
                        if self._shifts.size > _DIRECT_SHIFTS else None)
 

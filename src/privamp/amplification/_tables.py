@@ -221,3 +221,4 @@ class ShiftedSum:
         # t rounded down moves the chord's point toward the larger end; log1p/log/logaddexp
         # round by a few ulp of values of magnitude ≤ |a| + 40
         return round_up_log(val, 4 * ULP)
+
