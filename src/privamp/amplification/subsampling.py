@@ -137,7 +137,7 @@ class AmplifiedProfile(PrivacyProfile):
         bound on log Σ_k w_k δ_k(ε).
 
         Terms are added in decreasing weight; a point stops as soon as the weight still to come
-        is below 1e-17 of its sum so far. The upper side adds that weight in full (δ_k ≤ 1): an
+        is below 1e-12 (lower side: 1e-17) of its sum so far. The upper side adds that weight in full (δ_k ≤ 1): an
         upper bound equal to the sum to within rounding, at a cost of a few terms per point
         instead of one per multiplicity. The lower side uses the group profiles' lower values,
         drops the remaining weight (every term is ≥ 0) and the tail mass, and subtracts the
@@ -146,7 +146,10 @@ class AmplifiedProfile(PrivacyProfile):
         log_w, groups, left = self._by_weight
         acc = np.full(eps.size, -np.inf)
         active = np.arange(eps.size)
-        rel = math.log(1e-17)
+        # the upper side adds what is left in full: a looser stop costs 1e-12 relative; the
+        # lower side drops it, and the PLD engine's lower side reads differences of the curve
+        # at fine spacings, so it keeps 1e-17
+        rel = math.log(1e-17 if lower else 1e-12)
         for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
             if active.size == 0:
                 break
