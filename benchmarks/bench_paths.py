@@ -628,9 +628,10 @@ def table(rows: list[dict], info: dict) -> str:
         f"{_load(load['after'])}; largest 1-min load at the start of a case "
         f"{load['max_1min']:.2f}.",
         f"- **Runs**: every (case, tool) in a fresh process; timeout {info['timeout']:g} s, "
-        f"address-space cap {info['mem_cap']}; timings are the median of {info['repeat']} "
-        f"runs when the first whole process took < {info['repeat_under']:g} s, else of one run "
-        "(column `runs`).",
+        f"address-space cap {info['mem_cap']}; " + (
+            f"timings are the median of {info['repeat']} runs when the first whole process "
+            f"took < {info['repeat_under']:g} s, else of one run (column `runs`)."
+            if info["repeat"] > 1 else "one run each."),
         "- **Columns**: *compute* is inside the process, imports excluded; *whole* is a fresh "
         "process's wall time (for privamp the `privamp epsilon` command); *peak* is the child's "
         "peak RSS (for privamp the in-process run). ε is privamp's certified upper end (its "
@@ -718,7 +719,8 @@ def _against_t(ax, rows, group, which, key, ylabel, title):
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
     if failures:
         ax.text(0.02, 0.98, "\n".join(failures), transform=ax.transAxes, fontsize=6.5,
                 va="top", color="0.3")
@@ -791,7 +793,8 @@ def _bars(ax, cases, label_of, bars, xlabel, title):
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=10)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
+    if legend:
+        ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
 
 
 def _at_1e4(rows):
@@ -863,12 +866,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", default=quick_env,
                         help="a small subset in < 2 min (also BENCH_QUICK=1)")
-    parser.add_argument("--timeout", type=float,
-                        default=_positive_env("BENCH_TIMEOUT", 30.0 if quick_env else 120.0),
+    parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per run (default 120, quick 30; also BENCH_TIMEOUT)")
-    parser.add_argument("--repeat", type=int,
-                        default=int(_positive_env("BENCH_REPEAT", 1 if quick_env else 3)),
-                        help="runs per (case, tool) when cheap (default 3, quick 1)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs per (case, tool) when cheap (default 3, quick 1; also "
+                             "BENCH_REPEAT)")
     parser.add_argument("--repeat-under", type=float, default=5.0,
                         help="repeat only runs whose first whole process took under this (s)")
     parser.add_argument("--mem-gib", type=float, default=_positive_env("BENCH_MEM_GIB", 8.0),
@@ -878,6 +880,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot-only", action="store_true",
                         help="redraw the figure and the table from the saved JSON")
     args = parser.parse_args(argv)
+    if args.timeout is None:
+        args.timeout = _positive_env("BENCH_TIMEOUT", 30.0 if args.quick else 120.0)
+    if args.repeat is None:
+        args.repeat = int(_positive_env("BENCH_REPEAT", 1 if args.quick else 3))
+    if not (args.timeout > 0 and args.repeat >= 1):
+        parser.error("--timeout must be > 0 and --repeat >= 1")
     stem = "paths-quick" if args.quick else "paths"
     args.out.mkdir(parents=True, exist_ok=True)
     md, png, raw = (args.out / f"{stem}.{ext}" for ext in ("md", "png", "json"))
