@@ -29,15 +29,15 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .._numerics import down_ulps
 from .._validation import check_int, check_real, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve, shaped_result
-from .mechanisms import check_orders, rdp_curve
+from .mechanisms import ExactRdpCurve, check_orders, rdp_curve
 from .subsampled import poisson_gaussian_rdp
 
 __all__ = ["RdpAccountant", "RdpEvent", "poisson_gaussian_epsilon"]
@@ -45,14 +45,27 @@ __all__ = ["RdpAccountant", "RdpEvent", "poisson_gaussian_epsilon"]
 _REFINE_POINTS = 33
 
 
-@dataclass(frozen=True)
 class RdpEvent:
-    """One ledger line: ``source`` composed ``count`` times, with its curve on the grid."""
+    """One ledger line: ``source`` composed ``count`` times.
 
-    source: Any
-    count: int
-    curve: RdpCurve
-    label: str | None = None
+    ``curve`` is the source's curve on the accountant's grid, evaluated when first read (the
+    accountant itself only evaluates the orders a query needs, see :class:`RdpAccountant`).
+    """
+
+    __slots__ = ("_curve", "_grid", "count", "label", "source")
+
+    def __init__(self, source: Any, count: int, label: str | None, grid: np.ndarray):
+        self.source, self.count, self.label, self._grid = source, count, label, grid
+        self._curve: RdpCurve | None = None
+
+    @property
+    def curve(self) -> RdpCurve:
+        if self._curve is None:
+            self._curve = _evaluate(self.source, self._grid)
+        return self._curve
+
+    def __repr__(self) -> str:
+        return f"RdpEvent(source={self.source!r}, count={self.count}, label={self.label!r})"
 
 
 def _evaluate(source: Any, orders: np.ndarray) -> RdpCurve:
@@ -71,6 +84,112 @@ def _evaluate(source: Any, orders: np.ndarray) -> RdpCurve:
     return curve
 
 
+def _lower_values(curve: RdpCurve) -> np.ndarray:
+    """Certified lower bounds on the true RDP at the curve's orders: an exact curve's lower
+    values, else 0 (always valid)."""
+    if isinstance(curve, ExactRdpCurve):
+        return np.nan_to_num(curve.lower_epsilons, nan=0.0)
+    return np.zeros(curve.orders.shape)
+
+
+class _Values:
+    """A source's (upper, lower) values per order, evaluated on demand and remembered."""
+
+    __slots__ = ("_known", "event")
+
+    def __init__(self, event: RdpEvent):
+        self.event = event
+        self._known: dict[float, tuple[float, float]] = {}
+
+    def at(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        missing = np.array([o for o in orders.tolist() if o not in self._known])
+        if missing.size:
+            curve = _evaluate(self.event.source, missing)
+            for o, u, v in zip(missing.tolist(), curve.epsilons.tolist(),
+                               _lower_values(curve).tolist(), strict=True):
+                self._known[o] = (u, v)
+        pairs = [self._known[o] for o in orders.tolist()]
+        return (np.array([u for u, _ in pairs], dtype=float),
+                np.array([v for _, v in pairs], dtype=float))
+
+
+def _times(lower: np.ndarray, count: int) -> np.ndarray:
+    """``count`` × lower bounds, 0 for a count of 0 (never ∞·0)."""
+    if not count:
+        return np.zeros(lower.shape)
+    with np.errstate(over="ignore"):  # a huge lower bound times a count: ∞, still a bound
+        return lower * count
+
+
+def _conversion(eps: np.ndarray, orders: np.ndarray, log_delta: float) -> np.ndarray:
+    """The conversion of :meth:`RdpCurve.epsilon` at each (finite) order."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return eps + np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
+
+
+def _conversion_floor(lower: float, a: float, b: float, log_delta: float) -> float:
+    """A lower bound on the conversion ε(δ) at every order in [a, b] (1 < a < b < ∞), given a
+    certified lower bound ``lower`` on the composed RDP at order a.
+
+    The Rényi divergence is non-decreasing in the order (van Erven & Harremoës 2014,
+    Theorem 3), so every upper value at an order ≥ a is ≥ ``lower``; of the other terms
+    log1p(−1/α) and −log α/(α − 1) increase with α (taken at a) and −log δ/(α − 1) decreases
+    (taken at b).
+    """
+    if not math.isfinite(lower):
+        return math.inf if lower > 0 else -math.inf
+    return (lower + math.log1p(-1.0 / a) - math.log(a) / (a - 1.0)
+            - log_delta / (b - 1.0))
+
+
+#: first stride of the pruned search over a sorted list of orders
+_STRIDE = 8
+
+
+def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
+    """Indices into ``orders`` (finite, increasing) that contain every order where the
+    conversion at ``delta`` can attain its minimum over ``orders``.
+
+    ``values(idx) -> (upper, lower)`` gives the composed curve's upper values (the ones the
+    conversion uses) and certified lower bounds on the true composed RDP at ``orders[idx]``.
+    Every ``_STRIDE``-th order and the last are evaluated first; a gap between two evaluated
+    orders is skipped when :func:`_conversion_floor` at its left end exceeds the best value found
+    (by a relative margin of 1e-9, much larger than any rounding in these formulas), otherwise
+    its middle (or, in a gap of at most three, all of it) is evaluated, until no gap is left.
+    Skipping only ever leaves out orders whose value is provably larger than the minimum, so
+    the minimum over the returned orders is the minimum over all of them.
+    """
+    n = orders.size
+    if n <= 2 * _STRIDE:
+        return np.arange(n)
+    log_delta = math.log(delta)
+    known = np.unique(np.append(np.arange(0, n, _STRIDE), n - 1))
+    up, lo = values(known)
+    while True:
+        conv = _conversion(up, orders[known], log_delta)
+        finite = conv[np.isfinite(conv)]
+        best = float(finite.min()) if finite.size else math.inf
+        margin = 1e-9 * (1.0 + abs(best))
+        new: list[int] = []
+        for k in range(known.size - 1):
+            i, j = int(known[k]), int(known[k + 1])
+            if j - i <= 1:
+                continue
+            floor = _conversion_floor(float(lo[k]), float(orders[i]), float(orders[j]),
+                                      log_delta)
+            if floor > best + margin:
+                continue
+            new.extend(range(i + 1, j) if j - i <= 4 else [(i + j) // 2])
+        if not new:
+            return known
+        new_idx = np.array(new)
+        u2, l2 = values(new_idx)
+        order = np.argsort(np.concatenate([known, new_idx]), kind="stable")
+        known = np.concatenate([known, new_idx])[order]
+        up = np.concatenate([up, u2])[order]
+        lo = np.concatenate([lo, l2])[order]
+
+
 class RdpAccountant:
     """Ledger of RDP events answering ε(δ) and δ(ε) with certified upper bounds.
 
@@ -82,6 +201,12 @@ class RdpAccountant:
         Refine the optimal order around the grid optimum (default True; see the module
         docstring).
 
+    ``epsilon`` evaluates the sources only at the orders it needs: a pruned search
+    (:func:`_pruned_search`) over the grid and over the refinement orders skips orders whose
+    value is provably above the minimum, so the answer is the minimum over every grid and
+    refinement order, as if all were evaluated. ``curve``, ``delta`` and the ledger's curves
+    use the whole grid (evaluated when first needed).
+
     >>> from privamp import GaussianMechanism
     >>> acc = RdpAccountant().compose(GaussianMechanism(sigma=5.0), 10)
     >>> round(acc.epsilon(1e-5), 3), len(acc.ledger)
@@ -92,7 +217,16 @@ class RdpAccountant:
         self._orders = check_orders(orders)
         self._refine = bool(refine)
         self._events: list[RdpEvent] = []
-        self._total = RdpCurve(self._orders, np.zeros(self._orders.shape))
+        self._values: list[_Values] = []
+        self._relation = None
+        self._total: RdpCurve | None = RdpCurve(self._orders, np.zeros(self._orders.shape))
+        finite = np.isfinite(self._orders)
+        self._finite = self._orders[finite]
+        # checked at compose: the first, the last and every _STRIDE-th finite order (those
+        # the search evaluates first), and ∞
+        probe = np.unique(np.append(np.arange(0, self._finite.size, _STRIDE),
+                                    self._finite.size - 1)) if self._finite.size else []
+        self._probe = np.append(self._finite[probe], self._orders[~finite])
 
     # -------------------------------------------------------------------------------------
 
@@ -108,6 +242,11 @@ class RdpAccountant:
     @property
     def curve(self) -> RdpCurve:
         """The composed RDP curve on the accountant's grid."""
+        if self._total is None:
+            total = RdpCurve(self._orders, np.zeros(self._orders.shape))
+            for ev in self._events:
+                total = total + ev.curve * ev.count
+            self._total = total
         return self._total
 
     def compose(self, event: Any, count: int = 1, *, label: str | None = None) -> RdpAccountant:
@@ -118,26 +257,53 @@ class RdpAccountant:
         for events under a different neighbouring relation than those already composed.
         """
         k = check_int("count", count, "[0, inf)")
-        curve = _evaluate(event, self._orders)
-        total = self._total + curve * k  # checks relations
-        self._total = total
-        self._events.append(RdpEvent(event, k, curve, label if label is not None else
-                                     curve.label))
+        ev = RdpEvent(event, k, label, self._orders)
+        values = _Values(ev)
+        # the source is evaluated (and checked) at the orders every query starts with
+        probe = _evaluate(event, self._probe)
+        here = RdpCurve(self._probe, np.zeros(self._probe.shape), relation=self._relation)
+        self._relation = (here + probe * k).relation  # checks relations (and the count)
+        for o, u, v in zip(self._probe.tolist(), probe.epsilons.tolist(),
+                           _lower_values(probe).tolist(), strict=True):
+            values._known[o] = (u, v)
+        if label is None:
+            ev.label = probe.label
+        self._events.append(ev)
+        self._values.append(values)
+        self._total = None
         return self
 
     # -------------------------------------------------------------------------------------
 
-    def _total_at(self, orders: np.ndarray) -> np.ndarray:
+    def _composed(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The composed curve's upper values at ``orders``, exactly as :attr:`curve` has them
+        (each event's curve times its count, summed, each step rounded up), and a lower bound
+        on the true composed RDP there."""
+        total = RdpCurve(orders, np.zeros(orders.shape))
+        lower = np.zeros(orders.shape)
+        for ev, values in zip(self._events, self._values, strict=True):
+            up, lo = values.at(orders)
+            total = total + RdpCurve(orders, up) * ev.count
+            lower = lower + _times(lo, ev.count)
+        return total.epsilons, down_ulps(lower, 8)
+
+    def _total_at(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Upper values of the composition at refinement orders (summed, then raised by 8 ulp)
+        and lower bounds on the true composed RDP there."""
         total = np.zeros(orders.shape)
-        for ev in self._events:
+        lower = np.zeros(orders.shape)
+        for ev, values in zip(self._events, self._values, strict=True):
             if ev.count:
-                total = total + (_evaluate(ev.source, orders) * ev.count).epsilons
-        return total * (1 + 8 * np.finfo(float).eps) if total.size else total
+                up, lo = values.at(orders)
+                total = total + (RdpCurve(orders, up) * ev.count).epsilons
+                lower = lower + _times(lo, ev.count)
+        up = total * (1 + 8 * np.finfo(float).eps) if total.size else total
+        return up, down_ulps(lower, 8)
 
     def _local_orders(self, best: float) -> tuple[np.ndarray, bool, bool]:
         """Fine orders around ``best`` between its grid neighbours (beyond an edge: toward 1
         below the first order, up to twice the last finite order above it)."""
-        fo = self._orders[np.isfinite(self._orders)]
+        fo = self._finite
         j = int(np.searchsorted(fo, best))
         low_edge = j == 0
         high_edge = j == fo.size - 1
@@ -156,8 +322,20 @@ class RdpAccountant:
         d = check_real_array("delta", delta, "[0, 1]")
         return _each(self._epsilon_one, d, return_order)
 
+    def _grid_curve(self, delta: float) -> RdpCurve:
+        """The composed curve on the grid orders where the conversion at ``delta`` can attain
+        its minimum over the grid (all of them outside 0 < δ < 1), and ∞ if on the grid."""
+        if not (self._events and 0.0 < delta < 1.0 and self._finite.size):
+            return self.curve
+        fo = self._finite
+        idx = _pruned_search(fo, delta, lambda i: self._composed(fo[i]))
+        orders = fo[idx]
+        if math.isinf(self._orders[-1]):
+            orders = np.append(orders, math.inf)
+        return RdpCurve(orders, self._composed(orders)[0], relation=self._relation)
+
     def _epsilon_one(self, delta: float) -> tuple[float, float]:
-        eps, order = self._total.epsilon(delta, return_order=True, warn=False)
+        eps, order = self._grid_curve(delta).epsilon(delta, return_order=True, warn=False)
         if not (self._refine and self._events and 0.0 < delta < 1.0 and math.isfinite(order)
                 and eps > 0.0):
             if eps > 0.0:  # ε = 0 cannot improve: the order does not matter
@@ -165,7 +343,8 @@ class RdpAccountant:
             return eps, order
         cand, low_edge, high_edge = self._local_orders(order)
         if cand.size:
-            local = RdpCurve(cand, self._total_at(cand), relation=self._total.relation)
+            idx = _pruned_search(cand, delta, lambda i: self._total_at(cand[i]))
+            local = RdpCurve(cand[idx], self._total_at(cand[idx])[0], relation=self._relation)
             e2, o2 = local.epsilon(delta, return_order=True, warn=False)
             if e2 < eps:
                 eps, order = e2, o2
@@ -179,19 +358,19 @@ class RdpAccountant:
         return _each(self._delta_one, e, return_order)
 
     def _delta_one(self, eps: float) -> tuple[float, float]:
-        delta, order = self._total.delta(eps, return_order=True)
+        delta, order = self.curve.delta(eps, return_order=True)
         if not (self._refine and self._events and math.isfinite(order) and 0.0 < delta):
             return delta, order
         cand, _, _ = self._local_orders(order)
         if cand.size:
-            local = RdpCurve(cand, self._total_at(cand), relation=self._total.relation)
+            local = RdpCurve(cand, self._total_at(cand)[0], relation=self._relation)
             d2, o2 = local.delta(eps, return_order=True)
             if d2 < delta:
                 delta, order = d2, o2
         return delta, order
 
     def _maybe_warn(self, order: float, low_edge: bool, high_edge: bool, cand) -> None:
-        fo = self._orders[np.isfinite(self._orders)]
+        fo = self._finite
         if not math.isfinite(order) or fo.size < 2:
             return
         if cand is None:
