@@ -127,19 +127,52 @@ def _conversion(eps: np.ndarray, orders: np.ndarray, log_delta: float) -> np.nda
         return eps + np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
 
 
-def _conversion_floor(lower: float, a: float, b: float, log_delta: float) -> float:
-    """A lower bound on the conversion ε(δ) at every order in [a, b] (1 < a < b < ∞), given a
-    certified lower bound ``lower`` on the composed RDP at order a.
+def _linear_floor(p: float, s: float, a: float, b: float, log_delta: float) -> float:
+    """A lower bound on the conversion at every order α in [a, b] (1 < a < b < ∞) when the
+    composed CGF K(α) = (α − 1)·ε_RDP(α) ≥ p + s·(α − 1) there.
 
-    The Rényi divergence is non-decreasing in the order (van Erven & Harremoës 2014,
-    Theorem 3), so every upper value at an order ≥ a is ≥ ``lower``; of the other terms
-    log1p(−1/α) and −log α/(α − 1) increase with α (taken at a) and −log δ/(α − 1) decreases
-    (taken at b).
+    The conversion is K(α)/(α − 1) + L/(α − 1) + g(α) with L = −log δ and
+    g(α) = log1p(−1/α) − log α/(α − 1), so it is ≥ s + (p + L)/(α − 1) + g(α): the middle term
+    is monotone in α (its minimum is at a or b) and g increases (both of its parts do), so it is
+    ≥ g(a).
     """
-    if not math.isfinite(lower):
-        return math.inf if lower > 0 else -math.inf
-    return (lower + math.log1p(-1.0 / a) - math.log(a) / (a - 1.0)
-            - log_delta / (b - 1.0))
+    if not (math.isfinite(p) and math.isfinite(s)):
+        return -math.inf
+    c = p - log_delta
+    return s + min(c / (a - 1.0), c / (b - 1.0)) + math.log1p(-1.0 / a) - math.log(a) / (a - 1.0)
+
+
+def _gap_floor(orders: np.ndarray, up: np.ndarray, lo: np.ndarray, k: int,
+               log_delta: float) -> float:
+    """A lower bound on the conversion at every order between the evaluated orders number k
+    and k + 1 (``orders``, ``up``, ``lo``: the evaluated orders, the composed upper values and
+    certified lower bounds on the true composed RDP there).
+
+    The composed CGF K(α) = (α − 1)·ε_RDP(α) of the true divergence is convex with K(1) = 0
+    (van Erven & Harremoës 2014, Theorem 11 / Corollary 2 for the convexity of (α − 1)D_α),
+    so on [a, b] = [orders[k], orders[k + 1]] it lies above the extension of each of its chords
+    outside [a, b]: the chord from a' < a to a (a' = orders[k − 1], or 1 with K(1) = 0) and the
+    chord from b to b' > b. Each is bounded below with K's lower bound at a (or b) and its upper
+    bound at a' (or b'), giving a line p + s(α − 1) under K for :func:`_linear_floor`. With a'
+    = 1 this is the bound of the monotonicity of D_α in α (ε_RDP(α) ≥ ε_RDP(a)).
+    """
+    a, b = float(orders[k]), float(orders[k + 1])
+    k_lo_a = (a - 1.0) * float(lo[k])
+    floors = []
+    # left chord, from a' (or from 1, where K = 0)
+    if k >= 1 and math.isfinite(up[k - 1]):
+        a1 = float(orders[k - 1])
+        s = (k_lo_a - (a1 - 1.0) * float(up[k - 1])) / (a - a1)
+    else:
+        s = float(lo[k])
+    floors.append(_linear_floor(k_lo_a - s * (a - 1.0), s, a, b, log_delta))
+    # right chord, from b to b'
+    if k + 2 < orders.size and math.isfinite(up[k + 2]):
+        b1 = float(orders[k + 2])
+        k_lo_b = (b - 1.0) * float(lo[k + 1])
+        s = ((b1 - 1.0) * float(up[k + 2]) - k_lo_b) / (b1 - b)
+        floors.append(_linear_floor(k_lo_b - s * (b - 1.0), s, a, b, log_delta))
+    return max(floors)
 
 
 #: first stride of the pruned search over a sorted list of orders
@@ -153,11 +186,11 @@ def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
     ``values(idx) -> (upper, lower)`` gives the composed curve's upper values (the ones the
     conversion uses) and certified lower bounds on the true composed RDP at ``orders[idx]``.
     Every ``_STRIDE``-th order and the last are evaluated first; a gap between two evaluated
-    orders is skipped when :func:`_conversion_floor` at its left end exceeds the best value found
-    (by a relative margin of 1e-9, much larger than any rounding in these formulas), otherwise
-    its middle (or, in a gap of at most three, all of it) is evaluated, until no gap is left.
-    Skipping only ever leaves out orders whose value is provably larger than the minimum, so
-    the minimum over the returned orders is the minimum over all of them.
+    orders is skipped when :func:`_gap_floor` exceeds the best value found (by a relative margin
+    of 1e-9, far above the rounding of these formulas), otherwise its middle (or, in a gap of
+    at most three, all of it) is evaluated, until no gap is left. Skipping only ever leaves out
+    orders whose value is provably larger than the minimum, so the minimum over the returned
+    orders is the minimum over all of them.
     """
     n = orders.size
     if n <= 2 * _STRIDE:
@@ -166,18 +199,15 @@ def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
     known = np.unique(np.append(np.arange(0, n, _STRIDE), n - 1))
     up, lo = values(known)
     while True:
-        conv = _conversion(up, orders[known], log_delta)
+        at = orders[known]
+        conv = _conversion(up, at, log_delta)
         finite = conv[np.isfinite(conv)]
         best = float(finite.min()) if finite.size else math.inf
         margin = 1e-9 * (1.0 + abs(best))
         new: list[int] = []
         for k in range(known.size - 1):
             i, j = int(known[k]), int(known[k + 1])
-            if j - i <= 1:
-                continue
-            floor = _conversion_floor(float(lo[k]), float(orders[i]), float(orders[j]),
-                                      log_delta)
-            if floor > best + margin:
+            if j - i <= 1 or _gap_floor(at, up, lo, k, log_delta) > best + margin:
                 continue
             new.extend(range(i + 1, j) if j - i <= 4 else [(i + j) // 2])
         if not new:
