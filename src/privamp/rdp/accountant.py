@@ -142,37 +142,34 @@ def _linear_floor(p: float, s: float, a: float, b: float, log_delta: float) -> f
     return s + min(c / (a - 1.0), c / (b - 1.0)) + math.log1p(-1.0 / a) - math.log(a) / (a - 1.0)
 
 
-def _gap_floor(orders: np.ndarray, up: np.ndarray, lo: np.ndarray, k: int,
-               log_delta: float) -> float:
-    """A lower bound on the conversion at every order between the evaluated orders number k
-    and k + 1 (``orders``, ``up``, ``lo``: the evaluated orders, the composed upper values and
-    certified lower bounds on the true composed RDP there).
+def _gap_floor(a: float, lo_a: float, left, b: float, right, log_delta: float) -> float:
+    """A lower bound on the conversion at every order in [a, b], 1 < a < b < ∞.
+
+    ``lo_a`` is a certified lower bound on the true composed RDP at a; ``left`` is
+    ``(a', up(a'))`` for an order a' < a with an upper bound on the composed RDP there (or
+    None), ``right`` is ``(lo(b), b', up(b'))`` for b' > b (or None).
 
     The composed CGF K(α) = (α − 1)·ε_RDP(α) of the true divergence is convex with K(1) = 0
-    (van Erven & Harremoës 2014, Theorem 11 / Corollary 2 for the convexity of (α − 1)D_α),
-    so on [a, b] = [orders[k], orders[k + 1]] it lies above the extension of each of its chords
-    outside [a, b]: the chord from a' < a to a (a' = orders[k − 1], or 1 with K(1) = 0) and the
-    chord from b to b' > b. Each is bounded below with K's lower bound at a (or b) and its upper
-    bound at a' (or b'), giving a line p + s(α − 1) under K for :func:`_linear_floor`. With a'
-    = 1 this is the bound of the monotonicity of D_α in α (ε_RDP(α) ≥ ε_RDP(a)).
+    (van Erven & Harremoës 2014, Corollary 2: (α − 1)D_α is convex in α), so on [a, b] it
+    lies above the extension of each of its chords outside [a, b]: the chord from a' to a
+    (from 1, where K = 0, without ``left``) and the chord from b to b'. Each is bounded below
+    with K's lower bound at a (or b) and its upper bound at a' (or b'), giving a line
+    p + s(α − 1) under K for :func:`_linear_floor`. With a' = 1 this is the bound of the
+    monotonicity of D_α in α (ε_RDP(α) ≥ ε_RDP(a)).
     """
-    a, b = float(orders[k]), float(orders[k + 1])
-    k_lo_a = (a - 1.0) * float(lo[k])
-    floors = []
-    # left chord, from a' (or from 1, where K = 0)
-    if k >= 1 and math.isfinite(up[k - 1]):
-        a1 = float(orders[k - 1])
-        s = (k_lo_a - (a1 - 1.0) * float(up[k - 1])) / (a - a1)
+    k_lo_a = (a - 1.0) * lo_a
+    if left is not None and math.isfinite(left[1]):
+        a1, up_a1 = left
+        s = (k_lo_a - (a1 - 1.0) * up_a1) / (a - a1)
     else:
-        s = float(lo[k])
-    floors.append(_linear_floor(k_lo_a - s * (a - 1.0), s, a, b, log_delta))
-    # right chord, from b to b'
-    if k + 2 < orders.size and math.isfinite(up[k + 2]):
-        b1 = float(orders[k + 2])
-        k_lo_b = (b - 1.0) * float(lo[k + 1])
-        s = ((b1 - 1.0) * float(up[k + 2]) - k_lo_b) / (b1 - b)
-        floors.append(_linear_floor(k_lo_b - s * (b - 1.0), s, a, b, log_delta))
-    return max(floors)
+        s = lo_a
+    floor = _linear_floor(k_lo_a - s * (a - 1.0), s, a, b, log_delta)
+    if right is not None and math.isfinite(right[2]):
+        lo_b, b1, up_b1 = right
+        k_lo_b = (b - 1.0) * lo_b
+        s = ((b1 - 1.0) * up_b1 - k_lo_b) / (b1 - b)
+        floor = max(floor, _linear_floor(k_lo_b - s * (b - 1.0), s, a, b, log_delta))
+    return floor
 
 
 #: first stride of the pruned search over a sorted list of orders
@@ -185,18 +182,18 @@ def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
 
     ``values(idx) -> (upper, lower)`` gives the composed curve's upper values (the ones the
     conversion uses) and certified lower bounds on the true composed RDP at ``orders[idx]``.
-    Every ``_STRIDE``-th order and the last are evaluated first; a gap between two evaluated
-    orders is skipped when :func:`_gap_floor` exceeds the best value found (by a relative margin
-    of 1e-9, far above the rounding of these formulas), otherwise its middle (or, in a gap of
-    at most three, all of it) is evaluated, until no gap is left. Skipping only ever leaves out
-    orders whose value is provably larger than the minimum, so the minimum over the returned
-    orders is the minimum over all of them.
+    Every ``_STRIDE``-th order is evaluated first; a gap between two evaluated orders (or
+    after the last evaluated one) is skipped when :func:`_gap_floor` exceeds the best value
+    found (by a relative margin of 1e-9, far above the rounding of these formulas), otherwise
+    its middle (or, in a gap of at most three, all of it) is evaluated, until no gap is left.
+    Skipping only ever leaves out orders whose value is provably larger than the minimum, so the
+    minimum over the returned orders is the minimum over all of them.
     """
     n = orders.size
     if n <= 2 * _STRIDE:
         return np.arange(n)
     log_delta = math.log(delta)
-    known = np.unique(np.append(np.arange(0, n, _STRIDE), n - 1))
+    known = np.arange(0, n, _STRIDE)
     up, lo = values(known)
     while True:
         at = orders[known]
@@ -205,9 +202,19 @@ def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
         best = float(finite.min()) if finite.size else math.inf
         margin = 1e-9 * (1.0 + abs(best))
         new: list[int] = []
-        for k in range(known.size - 1):
-            i, j = int(known[k]), int(known[k + 1])
-            if j - i <= 1 or _gap_floor(at, up, lo, k, log_delta) > best + margin:
+        for k in range(known.size):
+            # the orders after known[k]: up to the next evaluated one, or to the last order
+            i = int(known[k])
+            last = k + 1 == known.size
+            j = n if last else int(known[k + 1])
+            if j - i <= 1:
+                continue
+            left = (float(at[k - 1]), float(up[k - 1])) if k >= 1 else None
+            right = (float(lo[k + 1]), float(at[k + 2]), float(up[k + 2])) \
+                if k + 2 < known.size else None
+            b = float(orders[n - 1]) if last else float(at[k + 1])
+            if _gap_floor(float(at[k]), float(lo[k]), left, b, right, log_delta) \
+                    > best + margin:
                 continue
             new.extend(range(i + 1, j) if j - i <= 4 else [(i + j) // 2])
         if not new:
@@ -252,10 +259,9 @@ class RdpAccountant:
         self._total: RdpCurve | None = RdpCurve(self._orders, np.zeros(self._orders.shape))
         finite = np.isfinite(self._orders)
         self._finite = self._orders[finite]
-        # checked at compose: the first, the last and every _STRIDE-th finite order (those
-        # the search evaluates first), and ∞
-        probe = np.unique(np.append(np.arange(0, self._finite.size, _STRIDE),
-                                    self._finite.size - 1)) if self._finite.size else []
+        # checked at compose: every _STRIDE-th finite order (those the search evaluates
+        # first), and ∞
+        probe = np.arange(0, self._finite.size, _STRIDE)
         self._probe = np.append(self._finite[probe], self._orders[~finite])
 
     # -------------------------------------------------------------------------------------
