@@ -132,14 +132,32 @@ def _linear_floor(p: float, s: float, a: float, b: float, log_delta: float) -> f
     composed CGF K(α) = (α − 1)·ε_RDP(α) ≥ p + s·(α − 1) there.
 
     The conversion is K(α)/(α − 1) + L/(α − 1) + g(α) with L = −log δ and
-    g(α) = log1p(−1/α) − log α/(α − 1), so it is ≥ s + (p + L)/(α − 1) + g(α): the middle term
-    is monotone in α (its minimum is at a or b) and g increases (both of its parts do), so it is
-    ≥ g(a).
+    g(α) = log1p(−1/α) − log α/(α − 1), so it is ≥ φ(α) = s + c/(α − 1) + g(α), c = p + L.
+    Two bounds on min φ, the larger is returned:
+
+    * term by term: c/(α − 1) is monotone (its minimum is at a or b) and g increases (both of
+      its parts do), so φ ≥ s + min(c/(a − 1), c/(b − 1)) + g(a);
+    * by curvature: φ is at least its chord minus (b − a)²/8 · max|φ''| (the error of linear
+      interpolation), so min φ ≥ min(φ(a), φ(b)) − (b − a)²/8 · M with, for u = α − 1 ≥ a − 1
+      and g = log u − log α − log α/u, M = 2|c|/u³ + 1/u² + 1/a² + 1/(a²u) + 2/(a u²)
+      + 2 log b/u³ at u = a − 1 (|(c/u)''| = 2|c|/u³, |(log u)''| = 1/u², |(log α)''| = 1/α²,
+      (log α/u)'' = −1/(α²u) − 2/(αu²) + 2 log α/u³). Its slack is second order in b − a,
+      so gaps near a flat optimum can be skipped too.
     """
     if not (math.isfinite(p) and math.isfinite(s)):
         return -math.inf
     c = p - log_delta
-    return s + min(c / (a - 1.0), c / (b - 1.0)) + math.log1p(-1.0 / a) - math.log(a) / (a - 1.0)
+
+    def phi(x: float) -> float:
+        return s + c / (x - 1.0) + math.log1p(-1.0 / x) - math.log(x) / (x - 1.0)
+
+    by_terms = s + min(c / (a - 1.0), c / (b - 1.0)) + math.log1p(-1.0 / a) \
+        - math.log(a) / (a - 1.0)
+    u = a - 1.0
+    curvature = (2.0 * abs(c) / u**3 + 1.0 / u**2 + 1.0 / a**2 + 1.0 / (a * a * u)
+                 + 2.0 / (a * u * u) + 2.0 * math.log(b) / u**3)
+    by_curvature = min(phi(a), phi(b)) - (b - a) ** 2 / 8.0 * curvature
+    return max(by_terms, by_curvature)
 
 
 def _gap_floor(a: float, lo_a: float, left, b: float, right, log_delta: float) -> float:
@@ -174,6 +192,9 @@ def _gap_floor(a: float, lo_a: float, left, b: float, right, log_delta: float) -
 
 #: first stride of the pruned search over a sorted list of orders
 _STRIDE = 8
+#: a gap left after pruning is split at _SPLIT - 1 points, or evaluated whole below _ALL_BELOW
+_SPLIT = 2
+_ALL_BELOW = 5
 
 
 def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
@@ -216,7 +237,8 @@ def _pruned_search(orders: np.ndarray, delta: float, values) -> np.ndarray:
             if _gap_floor(float(at[k]), float(lo[k]), left, b, right, log_delta) \
                     > best + margin:
                 continue
-            new.extend(range(i + 1, j) if j - i <= 4 else [(i + j) // 2])
+            new.extend(range(i + 1, j) if j - i <= _ALL_BELOW else
+                       sorted({i + (j - i) * t // _SPLIT for t in range(1, _SPLIT)}))
         if not new:
             return known
         new_idx = np.array(new)
