@@ -100,10 +100,16 @@ def test_gap_floors_never_exceed_the_conversion(sigma, q, steps, delta):
     upper values at 40 orders inside its gap: generated over gap positions and widths."""
     rng = np.random.default_rng(17)
     log_delta = math.log(delta)
-    for _ in range(25):
-        pts = np.sort(1.0 + np.exp(rng.uniform(math.log(1e-3), math.log(300.0), 4)))
+    for trial in range(50):
+        if trial % 2:  # wide gaps anywhere
+            pts = np.sort(1.0 + np.exp(rng.uniform(math.log(1e-3), math.log(300.0), 4)))
+        else:  # narrow gaps with close neighbours (the refinement's, near an optimum)
+            a = 1.0 + math.exp(rng.uniform(math.log(1e-2), math.log(300.0)))
+            w = (a - 1.0) * 10 ** rng.uniform(-4, -1)
+            pts = np.array([a - w * rng.uniform(0.5, 3), a, a + w,
+                            a + w * (1 + rng.uniform(0.5, 3))])
         a1, a, b, b1 = pts
-        if len(set(pts.tolist())) < 4:
+        if len(set(pts.tolist())) < 4 or a1 <= 1.0:
             continue
         inside = np.linspace(a, b, 40)
         c_ends = poisson_gaussian_rdp(sigma, q, pts)
