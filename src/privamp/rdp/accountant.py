@@ -16,6 +16,14 @@ never larger. Sources that can only be interpolated (plain curves) use the safe 
 of :meth:`RdpCurve.at`. An :class:`~privamp.rdp.curve.OrderGridWarning` is issued when the
 optimum stays at the edge of everything searched.
 
+Pruned search. ``epsilon`` does not evaluate every grid and refinement order: it evaluates
+every eighth, then only inside the gaps where the conversion could still be below the best
+value found, by a certified floor from the lower bounds of exact curves (the Rényi divergence
+is non-decreasing in the order and its CGF convex; a plain curve's lower bound is 0). The
+skipped orders are provably worse, so the answer is the minimum over all of them, as if each
+were evaluated (the costly orders are the fractional ones of the exact Poisson-subsampled
+Gaussian, and the large ones).
+
 >>> from privamp.rdp.subsampled import poisson_gaussian_rdp
 >>> acc = RdpAccountant()
 >>> _ = acc.compose(lambda o: poisson_gaussian_rdp(1.0, 0.01, o), 1000, label="DP-SGD")
