@@ -84,9 +84,9 @@ def _modules_for(command: str | None) -> tuple[str, ...]:
 def build_parser(argv: Sequence[str] | None = None) -> Parser:
     """The argument parser: every command's (``argv`` None), or only what ``argv`` invokes.
 
-    With ``argv``, the invoked command's parser is built (its module and ``profile`` are
-    imported, and their commands listed, as in :func:`_modules_for`); the other commands are
-    listed by name and :data:`SUMMARIES` only (argparse needs no more to show them in
+    With ``argv``, the invoked command's parser is built (only its module is imported; the
+    commands listed are those of :func:`_modules_for`); the other commands are listed by name
+    and :data:`SUMMARIES` only (argparse needs no more to show them in
     ``privamp --help`` or to refuse an unknown command), so ``privamp --help`` imports no
     command module and not the library.
     """
@@ -102,8 +102,13 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
             for name in COMMANDS:
                 sub.add_parser(name, help=SUMMARIES[name])
             return parser
+    listed = _modules_for(command)  # the modules whose commands are listed
+    # imported: the module of the command run (every one for plot or without argv); their
+    # option names are registered in the order of _MODULES
+    entry = COMMANDS.get(command)
+    imported = listed if not isinstance(entry, tuple) else (entry[0],)
     modules = {}
-    for name in _modules_for(command):
+    for name in imported:
         modules[name] = importlib.import_module(f"{__package__}.{name}")
         _loaded_common().register_option_names(modules[name].OPTION_NAMES)
     for name, entry in COMMANDS.items():
@@ -116,7 +121,7 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
             for module, add in entry.values():
                 if module in modules:
                     getattr(modules[module], add)(plot_sub)
-        elif entry[0] in modules:
+        elif entry[0] in listed:
             if built:
                 getattr(modules[entry[0]], entry[1])(sub)
             else:

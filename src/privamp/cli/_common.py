@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import math
 import os
 import sys
@@ -458,6 +457,8 @@ def warning_lines() -> list[str]:
 def emit_json(obj: dict[str, Any]) -> None:
     if WARNINGS:
         obj = {**obj, "warnings": warning_lines()}
+    import json  # here: a command's --help never needs it (start-up time)
+
     sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
 
 
