@@ -152,14 +152,18 @@ def _log_abs_binom(a: np.ndarray, i: np.ndarray):
     out = np.empty(a.shape)
     sign = np.ones(a.shape)
     low = i <= fl
-    out[low] = log_comb(a[low], i[low])
     mid = i == ce
-    am = a[mid]
-    out[mid] = log_comb(am, np.floor(am)) + np.log(am - np.floor(am)) - np.log(np.floor(am) + 1)
     hi = i > ce
+    am = a[mid]
     ah, ih = a[hi], i[hi]
+    # one log_comb call for the three cases (it works element by element)
+    nl, nm = int(low.sum()), int(mid.sum())
+    lc = log_comb(np.concatenate([a[low], am, ih - 1.0]),
+                  np.concatenate([i[low], np.floor(am), ah]))
+    out[low] = lc[:nl]
+    out[mid] = lc[nl:nl + nm] + np.log(am - np.floor(am)) - np.log(np.floor(am) + 1)
     log_sin = np.log(np.abs(np.sin(np.pi * (ah - np.round(ah)))))
-    out[hi] = log_sin - math.log(math.pi) - np.log(ih) - log_comb(ih - 1.0, ah)
+    out[hi] = log_sin - math.log(math.pi) - np.log(ih) - lc[nl + nm:]
     sign[hi] = np.where((ih - ce[hi]) % 2 == 1, -1.0, 1.0)
     return out, sign
 
