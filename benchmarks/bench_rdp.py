@@ -1,6 +1,8 @@
 """Speed and accuracy of the RDP accountant for the Poisson-subsampled Gaussian (DP-SGD).
 
-Run: .venv/bin/python benchmarks/bench_rdp.py
+Run: .venv/bin/python benchmarks/bench_rdp.py   (the peers need the benchmark virtualenv, e.g.
+PYTHONPATH=src /work/benchvenv/bin/python benchmarks/bench_rdp.py; ``--grid`` runs only the
+comparison grid below)
 
 Measures, on this machine:
 * ε(δ = 1e-5) of 10^6 steps of the Poisson-subsampled Gaussian (σ = 1, q = 0.01) over the 200
@@ -8,13 +10,24 @@ Measures, on this machine:
   order refinement (target: under 50 ms);
 * the same with Google's dp_accounting RDP accountant if it is importable (it is not a privamp
   dependency: ``pip install dp-accounting`` into the virtualenv to compare);
-* both accountants on the reference rows of ../shared/spec/landscape.md.
+* both accountants on the reference rows of ../shared/spec/landscape.md;
+* the comparison grid σ ∈ {0.5, 1, 2} × q ∈ {0.001, 0.01, 0.1} × T ∈ {1e3 … 1e6}, δ = 1e-5:
+  privamp's RdpAccountant, Opacus' RDPAccountant (history [(σ, q, T)], get_epsilon) and
+  dp_accounting's RdpAccountant, each a fresh accountant per call (as users do), timed on the
+  first call and as the best of repeated calls; privamp's ε is flagged where it is above
+  Opacus' (Opacus excludes orders whose series do not converge, and rounds to nearest).
 Benchmarks are measurements, never assertions.
 """
 
 from __future__ import annotations
 
+import itertools
+import logging
+import os
+import platform
+import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -30,6 +43,10 @@ try:  # optional comparison
     from dp_accounting import rdp as dp_rdp
 except ImportError:  # pragma: no cover - depends on the environment
     dp_accounting = None
+try:  # optional comparison
+    from opacus.accountants import RDPAccountant as OpacusRdp
+except ImportError:  # pragma: no cover - depends on the environment
+    OpacusRdp = None
 
 LANDSCAPE = [  # σ, q, steps, PLD ε (dp_accounting 0.6.0), RDP ε (any library), δ = 1e-5
     (1.0, 0.01, 1_000, 1.82824, 2.101),
@@ -57,6 +74,58 @@ def dp_accounting_epsilon(sigma, q, steps, delta, orders=None):
         dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
     acc.compose(event)
     return acc.get_epsilon(delta)
+
+
+def privamp_epsilon(sigma, q, steps, delta):
+    acc = RdpAccountant().compose(lambda o: poisson_gaussian_rdp(sigma, q, o), steps)
+    return float(acc.epsilon(delta))
+
+
+def opacus_epsilon(sigma, q, steps, delta):
+    acc = OpacusRdp()
+    acc.history = [(sigma, q, steps)]
+    return acc.get_epsilon(delta)
+
+
+def first_and_best(func, repeat=5):
+    start = time.perf_counter()
+    value = func()
+    first = time.perf_counter() - start
+    best, _ = best_of(func, repeat)
+    return value, first, best
+
+
+def grid() -> None:
+    """privamp vs Opacus vs dp_accounting on the comparison grid (see the module doc)."""
+    logging.disable(logging.WARNING)  # Opacus logs every order it excludes
+    warnings.simplefilter("ignore")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"\ncomparison grid, delta = 1e-5 ({platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores, load {load:.2f}, Python {sys.version.split()[0]}); "
+          "ms: first call / best of 5 (dp_accounting: best of 2)")
+    print(f"  {'sigma':>5} {'q':>6} {'steps':>8} | {'privamp':>11} {'1st':>6} {'best':>6} | "
+          f"{'opacus':>11} {'1st':>6} {'best':>6} | {'dp_acc':>11} {'best':>6}")
+    total = {"privamp": 0.0, "opacus": 0.0, "dp_accounting": 0.0}
+    for sigma, q, steps in itertools.product([0.5, 1.0, 2.0], [0.001, 0.01, 0.1],
+                                             [10**3, 10**4, 10**5, 10**6]):
+        args = (sigma, q, steps, 1e-5)
+        e_p, f_p, t_p = first_and_best(lambda a=args: privamp_epsilon(*a))
+        total["privamp"] += t_p
+        line = f"  {sigma:>5g} {q:>6g} {steps:>8d} | {e_p:>11.5f} {f_p * 1e3:>6.1f} " \
+               f"{t_p * 1e3:>6.1f} |"
+        if OpacusRdp is not None:
+            e_o, f_o, t_o = first_and_best(lambda a=args: opacus_epsilon(*a))
+            total["opacus"] += t_o
+            line += f" {e_o:>11.5f} {f_o * 1e3:>6.1f} {t_o * 1e3:>6.1f} |"
+        if dp_accounting is not None:
+            t_d, e_d = best_of(lambda a=args: dp_accounting_epsilon(*a), repeat=2)
+            total["dp_accounting"] += t_d
+            line += f" {e_d:>11.5f} {t_d * 1e3:>6.1f}"
+        if OpacusRdp is not None and e_p > e_o:
+            line += f"  privamp above opacus by {e_p - e_o:.1e}"
+        print(line, flush=True)
+    print("  sum of best times (ms): " + ", ".join(f"{k} {v * 1e3:.0f}" for k, v in total.items()
+                                                  if v))
 
 
 def main() -> None:
@@ -107,4 +176,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if "--grid" not in sys.argv:
+        main()
+    grid()

@@ -9,8 +9,8 @@ The top level re-exports the everyday names; the subpackages hold the rest:
 * :mod:`privamp.privacy_loss` — privacy loss random variables (Theorem 5) and Theorem 6;
 * :mod:`privamp.relations` — neighbouring relations and their sensitivity conventions.
 
-The accountant, amplification, calibration and the sampling schemes are re-exported lazily
-(imported on first use, so that ``import privamp`` stays fast):
+Every name is re-exported lazily (imported on first use, PEP 562), so that ``import privamp``
+costs nothing and the command line's ``privamp --help`` does not import NumPy:
 
 >>> from privamp import Accountant, GaussianMechanism, Poisson, amplify, calibrate_sigma
 >>> acc = Accountant().add(GaussianMechanism(1.0), 1000, scheme=Poisson(0.01))
@@ -26,42 +26,37 @@ The accountant, amplification, calibration and the sampling schemes are re-expor
 0.126937
 """
 
-from .errors import (
-    InvalidParameterError,
-    InvalidTypeError,
-    MissingDependencyError,
-    NumericalError,
-    PrivampError,
-    UnsupportedCombinationError,
-)
-from .mechanisms import (
-    ApproxDPMechanism,
-    ApproxDPProfile,
-    DiscretePairMechanism,
-    DiscretePairProfile,
-    GaussianMechanism,
-    GaussianProfile,
-    LaplaceMechanism,
-    LaplaceProfile,
-    Mechanism,
-    RandomizedMembershipMechanism,
-    RandomizedResponse,
-    RandomizedResponseProfile,
-)
-from .profiles import (
-    BlackBoxGroupProfile,
-    GroupPrivacy,
-    PrivacyProfile,
-    TabulatedProfile,
-    ZeroProfile,
-)
-from .relations import NeighbouringRelation, Relation, clipped_sum_sensitivity
-from .results import Bracket
-
 __version__ = "0.1.0"
 
 #: name -> module, for the names imported on first use (PEP 562)
 _LAZY = {
+    "InvalidParameterError": "privamp.errors",
+    "InvalidTypeError": "privamp.errors",
+    "MissingDependencyError": "privamp.errors",
+    "NumericalError": "privamp.errors",
+    "PrivampError": "privamp.errors",
+    "UnsupportedCombinationError": "privamp.errors",
+    "ApproxDPMechanism": "privamp.mechanisms",
+    "ApproxDPProfile": "privamp.mechanisms",
+    "DiscretePairMechanism": "privamp.mechanisms",
+    "DiscretePairProfile": "privamp.mechanisms",
+    "GaussianMechanism": "privamp.mechanisms",
+    "GaussianProfile": "privamp.mechanisms",
+    "LaplaceMechanism": "privamp.mechanisms",
+    "LaplaceProfile": "privamp.mechanisms",
+    "Mechanism": "privamp.mechanisms",
+    "RandomizedMembershipMechanism": "privamp.mechanisms",
+    "RandomizedResponse": "privamp.mechanisms",
+    "RandomizedResponseProfile": "privamp.mechanisms",
+    "BlackBoxGroupProfile": "privamp.profiles",
+    "GroupPrivacy": "privamp.profiles",
+    "PrivacyProfile": "privamp.profiles",
+    "TabulatedProfile": "privamp.profiles",
+    "ZeroProfile": "privamp.profiles",
+    "NeighbouringRelation": "privamp.relations",
+    "Relation": "privamp.relations",
+    "clipped_sum_sensitivity": "privamp.relations",
+    "Bracket": "privamp.results",
     "Accountant": "privamp.accountant",
     "Backend": "privamp.accountant",
     "amplify": "privamp.amplification.subsampling",
@@ -83,11 +78,17 @@ _LAZY = {
 
 
 def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'privamp' has no attribute {name!r}")
     import importlib
 
+    module = _LAZY.get(name)
+    if module is None:
+        # a subpackage not imported yet (``import privamp; privamp.rdp.RdpCurve``)
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+        raise AttributeError(f"module 'privamp' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import math
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -30,6 +28,7 @@ from ..mechanisms import REGISTRY, Mechanism
 from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import SCHEMES, flat_schemes
+from ._parser import CliError, Parser  # noqa: F401  (the command modules import them here)
 
 #: Python parameter names -> command-line options, for error messages.
 OPTION_NAMES = {
@@ -79,27 +78,6 @@ SCHEME_PARAMS = _unique(
 def register_option_names(names: dict[str, str]) -> None:
     """Let a command module map its parameter names to option names for error messages."""
     OPTION_NAMES.update(names)
-
-
-class CliError(Exception):
-    """A usage error: reported as one line ``privamp: error: <message>``, exit status 2.
-
-    The message names the option, the rule it breaks and the value."""
-
-
-class Parser(argparse.ArgumentParser):
-    #: Arguments that are negative numbers, not options: -4, -1e-3, -inf (argparse's own
-    #: pattern misses exponents and infinities, so ``--bounds -1e3 1e3`` failed to parse).
-    NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$|^-(inf|infinity|nan)$",
-                                 re.IGNORECASE)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = self.NEGATIVE_NUMBER
-
-    def error(self, message: str):  # one line, no usage dump
-        # "argument --n: must be ..." (a checked option type below) reads "--n must be ..."
-        raise CliError(re.sub(r"^argument (\S+): must be ", r"\1 must be ", message))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,6 +457,8 @@ def warning_lines() -> list[str]:
 def emit_json(obj: dict[str, Any]) -> None:
     if WARNINGS:
         obj = {**obj, "warnings": warning_lines()}
+    import json  # here: a command's --help never needs it (start-up time)
+
     sys.stdout.write(json.dumps(jsonable(obj), allow_nan=False) + "\n")
 
 

@@ -33,6 +33,7 @@ from ..display import num, num_down, num_up
 from ..errors import UnsupportedCombinationError
 from ..mechanisms import noise_mechanisms
 from ..relations import NeighbouringRelation
+from . import SUMMARIES
 from . import _common as options
 from ._common import (
     SAMPLINGS,
@@ -76,12 +77,12 @@ OPTION_NAMES = {
 
 def add_epsilon(sub) -> None:
     """Add ``privamp epsilon``."""
-    _add_query(sub, "epsilon", "certified epsilon(delta) of a composition")
+    _add_query(sub, "epsilon", SUMMARIES["epsilon"])
 
 
 def add_delta(sub) -> None:
     """Add ``privamp delta``."""
-    _add_query(sub, "delta", "certified delta(epsilon) of a composition")
+    _add_query(sub, "delta", SUMMARIES["delta"])
 
 
 def _add_query(sub, name: str, help_text: str) -> None:
@@ -107,7 +108,7 @@ def _add_query(sub, name: str, help_text: str) -> None:
 
 def add_calibrate(sub) -> None:
     """Add ``privamp calibrate``."""
-    c = sub.add_parser("calibrate", help="parameter value meeting a target (epsilon, delta)")
+    c = sub.add_parser("calibrate", help=SUMMARIES["calibrate"])
     options.add_mechanism_options(c)
     options.add_sampling_options(c)
     c.add_argument("--target-epsilon", type=float, required=True, dest="target_epsilon",

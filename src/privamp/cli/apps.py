@@ -21,6 +21,7 @@ import argparse
 import sys
 
 from ..display import num, num_down, num_up
+from . import SUMMARIES
 from ._common import SAMPLINGS, CliError, Parser, Progress, add_json, emit_json, int_in, table
 
 __all__ = ["add_experiment"]
@@ -48,8 +49,7 @@ OPTION_NAMES = {
 
 def add_experiment(sub) -> None:
     """Add ``privamp experiment`` with its four subcommands."""
-    exp = sub.add_parser("experiment", help="the MUST paper's utility and efficiency "
-                                            "experiments, with correct sensitivities")
+    exp = sub.add_parser("experiment", help=SUMMARIES["experiment"])
     exp_sub = exp.add_subparsers(dest="experiment", required=True, parser_class=Parser)
 
     b = exp_sub.add_parser("bootstrap", help="experiment 1: DP bootstrap of a mean and a "

@@ -20,6 +20,7 @@ import numpy as np
 from .._validation import check_int, check_real
 from ..display import num, num_down, num_up
 from ..errors import InvalidParameterError
+from . import SUMMARIES
 from ._common import CliError, add_json, add_plot_outputs, emit_json, int_in, table
 
 __all__ = ["add_iteration", "add_mixing", "add_ou", "add_plot_ou_mse"]
@@ -305,7 +306,7 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
 
 def add_mixing(sub) -> None:
     """Add ``privamp mixing``."""
-    mix = sub.add_parser("mixing", help="amplification by a finite Markov kernel (BBGG Thm 1)")
+    mix = sub.add_parser("mixing", help=SUMMARIES["mixing"])
     mix.add_argument("--kernel", required=True,
                      help="CSV file: a row-stochastic matrix, rows = inputs")
     mix.add_argument("--eps", type=float, required=True, help="epsilon of the mechanism (>= 0)")
@@ -318,8 +319,7 @@ def add_mixing(sub) -> None:
 
 def add_iteration(sub) -> None:
     """Add ``privamp iteration``."""
-    it = sub.add_parser("iteration",
-                        help="per-index privacy of noisy projected SGD (BBGG Thm 5)")
+    it = sub.add_parser("iteration", help=SUMMARIES["iteration"])
     it.add_argument("--n", "--steps", type=int_in("[1, inf)"), required=True, dest="n",
                     help="number of records = steps of the single pass (n >= 1)")
     it.add_argument("--index", type=int_in("[1, inf)"), nargs="+", default=None,
@@ -341,7 +341,7 @@ def add_iteration(sub) -> None:
 
 def add_ou(sub) -> None:
     """Add ``privamp ou``."""
-    ou = sub.add_parser("ou", help="Ornstein-Uhlenbeck mechanism (BBGG Cor 7, Thm 8)")
+    ou = sub.add_parser("ou", help=SUMMARIES["ou"])
     ou.add_argument("--theta", type=float, help="mean-reversion rate theta > 0")
     ou.add_argument("--rho", type=float, help="diffusion coefficient rho > 0")
     ou.add_argument("--rdp-epsilon", type=float, dest="rdp_epsilon",

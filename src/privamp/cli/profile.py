@@ -24,6 +24,7 @@ import numpy as np
 
 from ..display import num, num_up
 from ..errors import InvalidParameterError
+from . import SUMMARIES
 from . import _common as options
 from ._common import (
     SAMPLINGS,
@@ -48,7 +49,7 @@ OPTION_NAMES: dict[str, str] = {}
 
 def add_profile(sub) -> None:
     """Add ``privamp profile``."""
-    prof = sub.add_parser("profile", help="privacy profile delta(eps) of a mechanism")
+    prof = sub.add_parser("profile", help=SUMMARIES["profile"])
     options.add_mechanism_options(prof)
     options.add_sampling_options(prof)
     prof.add_argument("--eps", type=float, nargs="+", required=True,

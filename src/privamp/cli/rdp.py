@@ -21,6 +21,7 @@ import numpy as np
 from ..display import num, num_up
 from ..rdp import DEFAULT_ORDERS, ExactRdpCurve, SubsampledBound, rdp_curve, subsampled_rdp
 from ..rdp.subsampled import SUBSAMPLED_SCHEMES
+from . import SUMMARIES
 from ._common import (
     CliError,
     add_json,
@@ -54,7 +55,7 @@ OPTION_NAMES = {
 
 def add_rdp(sub) -> None:
     """Add ``privamp rdp``."""
-    p = sub.add_parser("rdp", help="Rényi-DP curve of a mechanism, optionally subsampled")
+    p = sub.add_parser("rdp", help=SUMMARIES["rdp"])
     add_mechanism_options(p)
     g = p.add_argument_group("sampling")
     g.add_argument("--sampling", choices=tuple(_NATURAL), default="none",

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import SUMMARIES
 from ._common import add_json, emit_json, table
 
 __all__ = ["add_reproduce"]
@@ -34,8 +35,7 @@ OPTION_NAMES = {"artifact": "ARTIFACT", "seed": "--seed", "data": "--data"}
 
 def add_reproduce(sub) -> None:
     """Add ``privamp reproduce``."""
-    p = sub.add_parser("reproduce", help="regenerate the papers' tables and figures "
-                                         "(PNG, CSV, comparison with the paper, REPRODUCTION.md)")
+    p = sub.add_parser("reproduce", help=SUMMARIES["reproduce"])
     p.add_argument("artifact", metavar="ARTIFACT",
                    help="an artifact id (see 'privamp reproduce list'), a paper (bbg2018, "
                         "wang2019, bbgg2019, must2023), 'all', or 'list'")

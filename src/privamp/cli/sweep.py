@@ -22,6 +22,7 @@ import sys
 
 from ..display import num
 from ..errors import InvalidParameterError
+from . import SUMMARIES
 from ._common import (
     CliError,
     Progress,
@@ -43,8 +44,7 @@ OPTION_NAMES = {"scheduler": "--scheduler", "workers": "--workers", "out": "--ou
 
 def add_sweep(sub) -> None:
     """Add ``privamp sweep``."""
-    p = sub.add_parser("sweep", help="evaluate a grid of configurations on Dask (needs the "
-                                     "'dask' extra)")
+    p = sub.add_parser("sweep", help=SUMMARIES["sweep"])
     p.add_argument("grid", metavar="GRID.toml",
                    help="TOML file naming the axes (see privamp.sweep.grid)")
     p.add_argument("--out", required=True, type=_table_path,

@@ -152,14 +152,18 @@ def _log_abs_binom(a: np.ndarray, i: np.ndarray):
     out = np.empty(a.shape)
     sign = np.ones(a.shape)
     low = i <= fl
-    out[low] = log_comb(a[low], i[low])
     mid = i == ce
-    am = a[mid]
-    out[mid] = log_comb(am, np.floor(am)) + np.log(am - np.floor(am)) - np.log(np.floor(am) + 1)
     hi = i > ce
+    am = a[mid]
     ah, ih = a[hi], i[hi]
+    # one log_comb call for the three cases (it works element by element)
+    nl, nm = int(low.sum()), int(mid.sum())
+    lc = log_comb(np.concatenate([a[low], am, ih - 1.0]),
+                  np.concatenate([i[low], np.floor(am), ah]))
+    out[low] = lc[:nl]
+    out[mid] = lc[nl:nl + nm] + np.log(am - np.floor(am)) - np.log(np.floor(am) + 1)
     log_sin = np.log(np.abs(np.sin(np.pi * (ah - np.round(ah)))))
-    out[hi] = log_sin - math.log(math.pi) - np.log(ih) - log_comb(ih - 1.0, ah)
+    out[hi] = log_sin - math.log(math.pi) - np.log(ih) - lc[nl + nm:]
     sign[hi] = np.where((ih - ce[hi]) % 2 == 1, -1.0, 1.0)
     return out, sign
 
@@ -227,23 +231,17 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
     lo = np.full(a.shape, math.nan)
     pending = np.arange(a.size)
     n_terms = first = int(math.ceil(float(a.max()))) + 64
+    cols = None  # the pending rows' columns (t1, t2, sign, e1, e2) computed so far
     while pending.size:
         if n_terms > first and pending.size * (n_terms + 2) > _SERIES_CELLS:
             break  # left uncertified (NaN): the caller bounds these orders by a chord
-        aa = a[pending][:, None]
-        i = np.arange(n_terms + 2, dtype=float)[None, :]  # the last column: first omitted term
-        lc, sg = _log_abs_binom(aa, i)
-        m = aa - i
-        arg1 = x0 - theta * i
-        arg2 = theta * m - x0
-        with np.errstate(over="ignore", invalid="ignore"):
-            t1 = lc + i * lq + m * lq1 + (i * i - i) * th2 + _special.log_ndtr(arg1)
-            t2 = lc + i * lq1 + m * lq + (m * m - m) * th2 + _special.log_ndtr(arg2)
-        # rounding of each log-term, plus the effect of the argument's rounding on log Φ
-        e1 = _term_error(lc, i * lq, m * lq1, (i * i - i) * th2, t1) + \
-            _TERM_ULPS * ULP * _hazard(arg1) * (1 + abs(x0) + theta * i)
-        e2 = _term_error(lc, i * lq1, m * lq, (m * m - m) * th2, t2) + \
-            _TERM_ULPS * ULP * _hazard(arg2) * (1 + abs(x0) + theta * np.abs(m))
+        # columns 0 .. n_terms + 1 (the last: the first omitted term); a doubling computes
+        # only the new columns
+        have = 0 if cols is None else cols[0].shape[1]
+        new = _series_columns(theta, lq, lq1, x0, th2, a[pending][:, None], have, n_terms + 2)
+        cols = new if cols is None else tuple(
+            np.concatenate([old, part], axis=1) for old, part in zip(cols, new, strict=True))
+        t1, t2, sg, e1, e2 = cols
         logs = np.concatenate([neg[pending], t1[:, 2:-1], t2[:, :-1]], axis=1)
         signs = np.concatenate([np.full((pending.size, 3), -1.0), sg[:, 2:-1], sg[:, :-1]],
                                axis=1)
@@ -279,5 +277,70 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
             up[idx] = np.where(ok, e_up, math.nan)
             lo[idx] = np.where(ok, np.maximum(e_lo, 0.0), math.nan)
         pending = pending[~done]
+        cols = tuple(c[~done] for c in cols)
         n_terms *= 2
     return up, lo
+
+
+def _series_columns(theta: float, lq: float, lq1: float, x0: float, th2: float,
+                    aa: np.ndarray, start: int, stop: int):
+    """Columns i = start .. stop − 1 of the two series of :func:`_fractional` for the orders
+    ``aa`` (a column vector): the log-terms t1, t2, the sign of C(α, i) and the bounds e1, e2
+    on the terms' rounding errors."""
+    i = np.arange(start, stop, dtype=float)[None, :]
+    if start == 0:
+        lc, sg = _log_abs_binom(aa, i)
+        binom_err = 0.0
+    else:  # the columns a doubling adds (the series' tails): by the ratio recurrence
+        lc, sg, binom_err = _log_abs_binom_run(aa, i)
+    m = aa - i
+    arg1 = x0 - theta * i  # the same for every order: one row
+    arg2 = theta * m - x0
+    with np.errstate(over="ignore", invalid="ignore"):
+        t1 = lc + i * lq + m * lq1 + (i * i - i) * th2 + _special.log_ndtr(arg1)
+        t2 = lc + i * lq1 + m * lq + (m * m - m) * th2 + _special.log_ndtr(arg2)
+    # rounding of each log-term, plus the effect of the argument's rounding on log Φ
+    e1 = _term_error(lc, i * lq, m * lq1, (i * i - i) * th2, t1) + \
+        _TERM_ULPS * ULP * _hazard(arg1) * (1 + abs(x0) + theta * i) + binom_err
+    e2 = _term_error(lc, i * lq1, m * lq, (m * m - m) * th2, t2) + \
+        _TERM_ULPS * ULP * _hazard(arg2) * (1 + abs(x0) + theta * np.abs(m)) + binom_err
+    return t1, t2, sg, e1, e2
+
+
+#: columns between two binomials taken from :func:`_log_abs_binom` in :func:`_log_abs_binom_run`
+_ANCHOR = 32
+
+
+def _log_abs_binom_run(aa: np.ndarray, i: np.ndarray):
+    """:func:`_log_abs_binom` on a run of consecutive integers ``i`` (a row) for the orders
+    ``aa`` (a column), and a bound on the absolute error it adds to that function's own.
+
+    Every ``_ANCHOR``-th column comes from :func:`_log_abs_binom` (``log_comb``, whose
+    element-wise gamma functions are what the doubling passes of :func:`_fractional` spent
+    their time in); the columns after it from the recurrence C(α, k + 1) = C(α, k)(α − k)/(k + 1),
+    i.e. the anchor plus a running sum of r_k = log(|α − k|/(k + 1)) (α is not an integer, so
+    α − k ≠ 0). Error bound, with u = ULP (the machine epsilon, twice the unit roundoff): each
+    r_k is within 4u(1 + |r_k|) (the subtraction and division are relative errors ≤ u/2 each,
+    which move the log by ≤ u; the log itself is within 2 ulp of |r_k|), each step of the running
+    sum c adds ≤ u|c_m|, and the final addition to the anchor ≤ u|log C|. The sign is that of
+    :func:`_log_abs_binom`: (−1)^{i−⌈α⌉} beyond ⌈α⌉, else +.
+    """
+    n = i.shape[1]
+    blocks = -(-n // _ANCHOR)
+    width = blocks * _ANCHOR
+    ii = np.arange(width, dtype=float)[None, :] + i[0, 0]
+    anchors, _ = _log_abs_binom(aa, ii[:, ::_ANCHOR])  # (orders, blocks)
+    with np.errstate(divide="ignore"):
+        r = np.log(np.abs(aa - ii) / (ii + 1.0)).reshape(aa.shape[0], blocks, _ANCHOR)
+    c = np.cumsum(r, axis=2)  # sequential sums within each block
+    run = np.zeros(r.shape)
+    run[:, :, 1:] = c[:, :, :-1]  # Σ_{k = anchor}^{i − 1} r_k
+    err = np.zeros(r.shape)
+    err[:, :, 1:] = (4.0 * np.cumsum(1.0 + np.abs(r), axis=2)
+                     + np.cumsum(np.abs(c), axis=2))[:, :, :-1]
+    lc = anchors[:, :, None] + run
+    err = (err + np.abs(lc)) * ULP
+    lc, err = lc.reshape(aa.shape[0], width)[:, :n], err.reshape(aa.shape[0], width)[:, :n]
+    ce = np.floor(aa) + 1.0
+    sign = np.where((i > ce) & ((i - ce) % 2 == 1), -1.0, 1.0)
+    return lc, sign, err
