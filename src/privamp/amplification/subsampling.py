@@ -137,8 +137,8 @@ class AmplifiedProfile(PrivacyProfile):
         bound on log Σ_k w_k δ_k(ε).
 
         Terms are added in decreasing weight; a point stops as soon as the weight still to come
-        is below 1e-12 (lower side: 1e-17) of its sum so far. The upper side adds that weight in full (δ_k ≤ 1): an
-        upper bound equal to the sum to within rounding, at a cost of a few terms per point
+        is below 1e-12 (lower side: 1e-17) of its sum so far. The upper side adds that weight in
+        full (δ_k ≤ 1): an upper bound within 1e-12 of the sum, at a cost of a few terms per point
         instead of one per multiplicity. The lower side uses the group profiles' lower values,
         drops the remaining weight (every term is ≥ 0) and the tail mass, and subtracts the
         rounding margin the upper side adds.
