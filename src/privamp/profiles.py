@@ -47,6 +47,7 @@ from ._numerics import (
     next_up,
     round_down_log,
     round_up_log,
+    sorted_unique,
     up_ulps,
 )
 from ._validation import check_int, check_real, check_real_array, parse_enum
@@ -384,7 +385,7 @@ class ZeroProfile(PrivacyProfile):
 _SUBNORMAL = math.ulp(0.0)  # 5e-324: the absolute rounding unit of the subnormal range
 
 #: ε grid on which the black-box group bound is minimised from the left (see below).
-_GROUP_GRID = np.unique(
+_GROUP_GRID = sorted_unique(
     np.concatenate([np.linspace(0.0, 10.0, 2001), np.geomspace(10.0, 1e4, 1201)])
 )
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -44,6 +43,8 @@ __all__ = [
 
 def _one_minus_up(p: float) -> float:
     """1 − p rounded up."""
+    from fractions import Fraction  # deferred: not needed to list the CLI's options
+
     q = 1.0 - p
     if Fraction(q) < 1 - Fraction(p):
         q = math.nextafter(q, math.inf)
@@ -52,6 +53,8 @@ def _one_minus_up(p: float) -> float:
 
 def _one_minus_down(p: float) -> float:
     """1 − p rounded down."""
+    from fractions import Fraction
+
     q = 1.0 - p
     if Fraction(q) > 1 - Fraction(p):
         q = math.nextafter(q, -math.inf)
