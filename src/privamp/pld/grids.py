@@ -13,7 +13,8 @@ the engine's brackets are certified on any grid):
   offset to its atoms, so connect-the-dots is exact for it (:func:`_snap`, :func:`_placement`);
 * **refinement of the lower side** — shrink the spacing while the certified bracket misses its
   target width, within an FFT budget (:func:`_refine_lower`);
-* **size check** — refuse a grid beyond :data:`~privamp.pld.distribution.MAX_FFT` points.
+* **size check** — step grids within :data:`~privamp.pld.distribution.MAX_FFT` points (the
+  composed window is checked by :func:`~privamp.pld.distribution.compose`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,8 @@ import numpy as np
 
 from .. import _special
 from .._numerics import ULP
-from ..errors import NumericalError
+from . import distribution as _distribution
 from .curves import PairCurve
-from .distribution import MAX_FFT
 
 #: Every step grid has at least this many points (so that single steps are resolved too).
 _MIN_POINTS = 2000
@@ -129,6 +129,21 @@ def _snap(h: float, items) -> float:
     return g / math.ceil(g / h * (1 - 1e-12))
 
 
+def _snap_up(h: float, items) -> float:
+    """The smallest spacing ≥ h that keeps the lattice of :func:`_snap` (G/N with N ≥ 1), or h
+    itself when it exceeds the lattice step G (a grid off the atoms is still valid, only less
+    exact): used when the memory bound makes a grid coarser."""
+    best = None
+    for curve, count in items:
+        g = _lattice_step(curve)
+        if g is not None and (best is None or count > best[1]):
+            best = (g, count)
+    if best is None or best[0] < h:
+        return h
+    g = best[0]
+    return g / max(math.floor(g / h * (1 + 1e-12)), 1)
+
+
 def _placement(curve: PairCurve, h: float):
     """``(offset, kink_error)`` when every atom of the curve lies on ``offset + i h`` within
     ``kink_error`` (its own position error, the distance to the grid point as computed, and
@@ -185,14 +200,23 @@ def _refined(h: float, width: float, target: float) -> float:
     return h * min(max(0.8 * target / max(width, 1e-300), 0.02), 0.5)
 
 
-def _check_size(ranges_by_set, h: float, total: int, var: float, mean: float) -> None:
-    # the composed window is about mean ± 10√V plus the step range; a step grid is its range / h
+def _step_points(ranges_by_set, h: float) -> float:
+    """Points of the longest step grid at spacing h (the step arrays are allocated before the
+    composition's own size check)."""
     span = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
-    width = 20 * math.sqrt(max(var, 0.0)) + span + abs(mean) * 0.1
-    if max(width, span) / h > MAX_FFT:
-        raise NumericalError(
-            f"this accuracy needs a grid step of {h:.3g}, about {max(width, span) / h:,.0f} grid "
-            f"points (more than {MAX_FFT:,}); ask for a coarser eps_error")
+    return span / h
+
+
+def _max_points() -> int:
+    """The memory bound, read where it is defined (:data:`~privamp.pld.distribution.MAX_FFT`)
+    so that one setting governs every check."""
+    return _distribution.MAX_FFT
+
+
+def _min_step_spacing(ranges_by_set) -> float:
+    """The finest spacing whose step grids fit in the memory bound (with a margin)."""
+    return _step_points(ranges_by_set, 1.0) / (0.8 * _max_points())
+
 
 def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
     scale = max(eps_est, _EPS_FLOOR)
@@ -258,8 +282,9 @@ def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_e
     lam = {name: _tilt_for_delta(m, delta, lam_grid) for name, m in mgfs.items()}
     slope = _slope(max(lam.values()), z, var, _max_tilt(lam_grid))
     h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
-    h_u = _clip_grid(h_u, ranges_by_set, total)
-    h_l = _clip_grid(h_l, ranges_by_set, total)
+    if grid_step is None:  # a spacing the user fixed is used as given
+        h_u = _clip_grid(h_u, ranges_by_set, total)
+        h_l = _clip_grid(h_l, ranges_by_set, total)
     return GridChoice(z, mean, var, lam, slope, h_u, h_l, target_w)
 
 
@@ -272,28 +297,43 @@ def _reference_deltas(tail_total: float) -> list[float]:
     return [10.0 ** -(6 * k + j) for j in range(first, 7)]
 
 
-def _refine_lower(side: Callable[[float], tuple[float, int]], h: float, upper: float,
+def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, upper: float,
                   target: float, fixed: bool, sizes: dict, key: str, items,
-                  check: Callable[[float], None]) -> tuple[float, float]:
-    """The lower end of a bracket: ``side(h)`` composes the lower side at spacing h and returns
-    its certified value and FFT size (recorded in ``sizes[key]``). While the bracket
-    ``upper − value`` misses ``target`` the spacing is refined (:func:`_refined`, snapped to the
-    atoms of ``items``, within the FFT budget of :func:`_next_lower_grid`), at most
-    :data:`_MAX_REFINE` times, never when the grid is ``fixed``, and not past a grid that
-    ``check`` refuses (``NumericalError``). Returns ``(value, spacing)``: the value of the last
-    composition, and its spacing — or the finer one ``check`` refused, where it stopped."""
+                  step_points: Callable[[float], float]) -> tuple[float, float]:
+    """The lower end of a bracket: ``side(h)`` composes the lower side at spacing h (or the
+    finest coarser one that fits in memory) and returns its certified value, FFT size and the
+    spacing it used (FFT size recorded in ``sizes[key]``). While the bracket ``upper − value``
+    misses ``target`` the spacing is refined (:func:`_refined`, snapped to the atoms of
+    ``items``), at most :data:`_MAX_REFINE` times, never when the grid is ``fixed``, and only
+    while
+
+    * the next grid stays within the budget of :func:`_next_lower_grid`, counting the larger
+      of the FFT and the step grids (``step_points(h)``; a composition whose window is tiny
+      still evaluates its curves at every step grid point);
+    * the last refinement made progress (the width shrank by at least 10 %: a lower side
+      limited by something other than the spacing — a curve without informative lower values
+      — does not improve on finer grids, it only costs time and memory);
+    * the memory bound does not send it back to about the grid already composed.
+
+    Returns ``(value, spacing)``: the largest certified value found (every one is a valid lower
+    end) and the spacing that gave it."""
+    best = None
     for attempt in range(_MAX_REFINE + 1):
-        value, size = side(h)
-        sizes[key] = size
-        if upper - value <= target or attempt == _MAX_REFINE or fixed:
+        value, size, used = side(h)
+        if best is not None and used > best[1] / 1.2:
             break
-        h_next = _snap(_refined(h, upper - value, target), items)
-        h_next = _next_lower_grid(h, h_next, size, sizes, items)
-        if h_next is None:
+        sizes[key] = size
+        previous = None if best is None else upper - best[0]
+        if best is None or value > best[0]:
+            best = (value, used)
+        width = upper - best[0]
+        if (width <= target or attempt == _MAX_REFINE or fixed
+                or (previous is not None and width > 0.9 * previous)):
+            break
+        h_next = _snap(_refined(used, width, target), items)
+        work = max(size, step_points(used))
+        h_next = _next_lower_grid(used, h_next, work, sizes, items)
+        if h_next is None or step_points(h_next) > _max_points():
             break
         h = h_next
-        try:
-            check(h)
-        except NumericalError:
-            break
-    return value, h
+    return best
