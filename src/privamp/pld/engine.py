@@ -29,6 +29,16 @@ estimates are within 2 %, both are screened first. The lower side is computed on
 orientation that decides the upper end (any valid lower bound of one orientation is a lower
 bound of the maximum).
 
+**Memory bound: answer, and say the width.** Every composition is checked against
+:data:`~privamp.pld.distribution.MAX_FFT` before anything of that size is allocated (the step
+grids here, the composed window in :func:`~privamp.pld.distribution.compose`). A grid that
+would exceed it is replaced by the finest coarser one that fits (:class:`_Fitter`): a coarser
+grid is as certified as a finer one, only less tight. When the certified bracket then misses
+its target width, an :class:`~privamp.errors.AccuracyWarning` says how wide it is and why
+(also :attr:`PldResult.accuracy_note`); nothing is refused for accuracy. Only a fixed
+``grid_step`` finer than the bound allows is refused, naming a spacing that fits (found by
+sizing every composition without transforming it, :func:`_fitting_spacing`).
+
 **Tiny δ.** Below δ = 1e-9 the compositions are exponentially tilted by the Chernoff-optimal λ
 (see :func:`~privamp.pld.distribution.compose`), and the tail budgets shrink with δ.
 
@@ -62,6 +72,7 @@ from ..errors import (
 )
 from ..results import Bracket
 from . import distribution as _distribution
+from . import grids as _grids_mod
 from .curves import PairCurve
 from .distribution import ComposedPLD, GridTooLargeError, StepPLD, compose
 from .grids import (
@@ -333,23 +344,27 @@ def _grid_step_error(grid_step: float, need: float) -> InvalidParameterError:
 
 
 def _fitting_spacing(h: float, sets, ranges_by_set, compose_size) -> float:
-    """A spacing ≥ h at which every orientation's composition fits in memory (both kinds):
-    ``compose_size`` returns (FFT length, window width in loss units) without
-    transforming (``compose_size(name, h, kind)`` for the orientation ``name``), so this
-    allocates at most step grids within the bound. It is the advice of a refused
-    ``grid_step``; tests follow it."""
+    """A spacing ≥ h at which every orientation's composition fits in memory (both kinds), the
+    advice of a refused ``grid_step`` (tests follow it). ``compose_size(name, h, kind)``
+    returns (FFT length, window width in loss units) without transforming. The window is
+    sized on a coarse grid (a few thousand points a step: quick, and its connect-the-dots pair
+    dominates, so its Chernoff window is if anything wider) and the spacing set so that it
+    fills at most 70 % of the bound."""
     h = max(h, _min_step_spacing(ranges_by_set))
+    span_max = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
+    probe = max(h, span_max / _MIN_POINTS)
     for _ in range(8):
         need = h
+        too_big = False
         for name in sets:
             for kind in ("upper", "lower"):
-                n, span = compose_size(name, h, kind)
-                if n > _distribution.MAX_FFT * 0.9:
-                    need = max(need, span / (0.7 * _distribution.MAX_FFT), h * 1.1)
-        if need == h:
-            return h
-        h = need
-    return h
+                n, span = compose_size(name, probe, kind)
+                need = max(need, span / (0.7 * _distribution.MAX_FFT))
+                too_big = too_big or n > _distribution.MAX_FFT
+        if not too_big:
+            return need
+        probe = max(need, probe * 2)
+    return max(need, probe)
 
 
 def _min_spacing(ranges_by_set, grid_step: float | None, advice=None) -> float:
@@ -716,7 +731,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         if eps_error is None and grid_step is None and not shared_grid:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
-            target_u = upper_error or 1e-5 * max(upper, _EPS_FLOOR)
+            target_u = upper_error or _grids_mod.UPPER_ERROR * max(upper, _EPS_FLOOR)
             h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
                                                  total, slope), h_u), ranges_by_set, total),
                        all_items)
