@@ -68,8 +68,6 @@ def test_text_output(capsys):
     (["epsilon", *G, *P, "--steps", "10", "--delta", "2"], "--delta"),
     (["epsilon", *G, *P, "--steps", "10", "--delta", "0"], "--delta"),
     (["delta", *G, *P, "--steps", "10", "--epsilon", "-1"], "--epsilon"),
-    (["epsilon", *G, *P, "--steps", "10", "--delta", "1e-5", "--eps-error", "1e-14"],
-     "--eps-error"),
     (["epsilon", *G, *P, "--steps", "10", "--delta", "1e-5", "--group-size", "3"],
      "--group-size"),
     (["calibrate", *G, "--target-epsilon", "0.01", "--delta", "1e-5", "--calibrate", "steps"],

@@ -142,12 +142,6 @@ def upper_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *, offset: fl
     return masses, p_inf
 
 
-def _cell_of(alpha: np.ndarray, x: float) -> int:
-    """Index c with alpha[c] ≤ x < alpha[c+1] (−1 below the grid, len − 1 at or above its top)."""
-    c = int(np.searchsorted(alpha, x, side="right")) - 1
-    return c
-
-
 def _merge_atoms(beta, q, cells, on_grid, alpha, reverse):
     """Merge atoms (likelihood ratio β_k in grid cell c_k, Q-mass q_k) onto the grid ``alpha``.
 
@@ -347,11 +341,12 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
             break
     _, placed_idx, placed_p, left = best
     rest = rest + left
-    for b, m in rest:  # the remainder moves down to the grid point below it
-        c = _cell_of(alpha, b)
-        if c >= 0:
-            placed_idx.append(min(c, k_pts - 1))
-            placed_p.append(b * m)
     if placed_idx:
         np.add.at(masses, np.array(placed_idx), np.array(placed_p) * (1 - 8 * ULP))
+    if rest:  # the remainder moves down to the grid point below it (all at once)
+        rb, rm = (np.array(v, dtype=float) for v in zip(*rest, strict=True))
+        cells_rest = np.searchsorted(alpha, rb, side="right") - 1
+        keep = cells_rest >= 0  # below the grid: dropped (only lowers δ)
+        np.add.at(masses, np.minimum(cells_rest[keep], k_pts - 1),
+                  rb[keep] * rm[keep] * (1 - 8 * ULP))
     return np.maximum(masses, 0.0), p_inf

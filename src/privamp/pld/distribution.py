@@ -49,7 +49,7 @@ from . import _fft_bounds as _fb
 from .curves import PairCurve
 from .discretize import lower_masses, upper_masses
 
-__all__ = ["ComposedPLD", "StepPLD", "compose"]
+__all__ = ["ComposedPLD", "GridTooLargeError", "StepPLD", "compose"]
 
 #: Largest FFT length: 2^23 points, 64 MB per real and 128 MB per complex double array; with
 #: the dozen work arrays of a composition (and an extended-precision FFT in the worst case) the
@@ -64,6 +64,25 @@ _LAMBDAS = np.geomspace(1e-3, 1e4, 36)
 _EXT = (np.longdouble if np.finfo(np.longdouble).nmant == 63
         and fft.rfft(np.zeros(4, dtype=np.longdouble)).dtype == np.clongdouble else np.float64)
 _EXT_U = float(np.finfo(_EXT).eps) / 2
+
+
+class GridTooLargeError(NumericalError):
+    """A composition whose window needs more than :data:`MAX_FFT` points at spacing ``h``,
+    raised before any array of that size is allocated. ``span`` is the window's width in loss
+    units (it barely depends on ``h``), so ``span / MAX_FFT`` is about the finest spacing that
+    fits (:func:`min_spacing`)."""
+
+    def __init__(self, message: str, *, points: int, h: float, span: float):
+        super().__init__(message)
+        self.points = points
+        self.h = h
+        self.span = span
+
+    def min_spacing(self, fill: float = 0.8) -> float:
+        """A spacing at which the same window takes at most ``fill · MAX_FFT`` points (the
+        window of a coarser grid is a little wider: connect-the-dots on a coarser grid
+        dominates the finer one, so its Chernoff tails are heavier — hence the margin)."""
+        return self.span / (fill * MAX_FFT)
 
 
 def fast_length(n: int) -> int:
@@ -558,7 +577,8 @@ def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
 
 
 def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
-            tilt: float = 0.0, log_tail_tol: float | None = None) -> ComposedPLD:
+            tilt: float = 0.0, log_tail_tol: float | None = None,
+            size_only: bool = False) -> ComposedPLD | tuple[int, float]:
     """Compose step PLDs (each with a count) by FFT; see the module doc for the error terms.
 
     All steps must share the grid spacing and the kind. ``tilt`` λ > 0 composes the
@@ -566,7 +586,8 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     convolution) and untilts when δ is evaluated: the FFT's absolute error is then relative to
     the tilted masses, which is what resolves very small δ (1e-18 and below) in the upper tail.
     ``log_tail_tol`` (its logarithm, for tolerances below the double range) replaces
-    ``tail_tol`` when given.
+    ``tail_tol`` when given. ``size_only=True`` stops before the transform and returns
+    ``(FFT length, window width in loss units)``: what the composition would need.
     """
     if not steps:
         raise InvalidParameterError("steps", "a non-empty list of (StepPLD, count)", steps)
@@ -604,10 +625,14 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     i_end = math.ceil((b - offset) / h) + 1
     width = i_end - i_start + 1
     n = fast_length(max(width, 16))
+    if size_only:
+        return n, b - a
     if n > MAX_FFT:
-        raise NumericalError(
+        # refused before the transform's arrays exist; the engine retries on a coarser grid
+        raise GridTooLargeError(
             f"the composed privacy loss needs {n:,} grid points at spacing {h:g} (more than "
-            f"{MAX_FFT:,}); ask for a coarser accuracy")
+            f"{MAX_FFT:,}); use a grid spacing of at least {(b - a) / (0.8 * MAX_FFT):.2g}",
+            points=n, h=h, span=b - a)
     shift = sum(c * s.i_lo for s, c in steps)
     m = n // 2 + 1
     weights = np.full(m, 2.0)

@@ -29,6 +29,16 @@ estimates are within 2 %, both are screened first. The lower side is computed on
 orientation that decides the upper end (any valid lower bound of one orientation is a lower
 bound of the maximum).
 
+**Memory bound: answer, and say the width.** Every composition is checked against
+:data:`~privamp.pld.distribution.MAX_FFT` before anything of that size is allocated (the step
+grids here, the composed window in :func:`~privamp.pld.distribution.compose`). A grid that
+would exceed it is replaced by the finest coarser one that fits (:class:`_Fitter`): a coarser
+grid is as certified as a finer one, only less tight. When the certified bracket then misses
+its target width, an :class:`~privamp.errors.AccuracyWarning` says how wide it is and why
+(also :attr:`PldResult.accuracy_note`); nothing is refused for accuracy. Only a fixed
+``grid_step`` finer than the bound allows is refused, naming a spacing that fits (found by
+sizing every composition without transforming it, :func:`_fitting_spacing`).
+
 **Tiny δ.** Below δ = 1e-9 the compositions are exponentially tilted by the Chernoff-optimal λ
 (see :func:`~privamp.pld.distribution.compose`), and the tail budgets shrink with δ.
 
@@ -61,14 +71,15 @@ from ..errors import (
     NumericalError,
 )
 from ..results import Bracket
+from . import distribution as _distribution
+from . import grids as _grids_mod
 from .curves import PairCurve
-from .distribution import ComposedPLD, StepPLD, compose
+from .distribution import ComposedPLD, GridTooLargeError, StepPLD, compose
 from .grids import (
     _EPS_FLOOR,
     _MIN_POINTS,
     _aligned_range,
     _ceil_pow,
-    _check_size,
     _choose_grids,
     _clip_grid,
     _floor_pow,
@@ -76,11 +87,14 @@ from .grids import (
     _grids,
     _lambda_grid,
     _max_tilt,
+    _min_step_spacing,
     _placement,
     _reference_deltas,
     _refine_lower,
     _slope,
     _snap,
+    _snap_up,
+    _step_points,
     _tilt_for_eps,
 )
 
@@ -127,6 +141,15 @@ class PldResult:
     seconds: float = 0.0
     #: why the bracket has no lower end, when it has none
     lower_note: str = ""
+    #: the width the grids aimed at (absolute: ε for pld_epsilon, δ for pld_delta)
+    target_width: float | None = None
+    #: why the bracket is wider than ``target_width``, when it is
+    accuracy_note: str = ""
+
+    @property
+    def width(self) -> float:
+        """The certified bracket's width (``inf`` without a lower end)."""
+        return self.bracket.width
 
 
 def _checked_lower(low: float, upper: float) -> float:
@@ -253,16 +276,16 @@ def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligibl
 
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
-                 tilt: float = 0.0, cache=None, negligible_steps: int | None = None
-                 ) -> ComposedPLD:
+                 tilt: float = 0.0, cache=None, negligible_steps: int | None = None,
+                 size_only: bool = False) -> ComposedPLD:
     total = sum(count for _, count in items)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
-    if cache is None:
+    if cache is None or size_only:
         steps = []
         for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
             steps.append((_step(curve, h, lo, hi, kind, negligible), count))
-        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt)
+        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, size_only=size_only)
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
@@ -275,6 +298,95 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
     return cache.memo("composed", (tuple(keys), tail, tilt),
                       lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt))
 
+
+
+class _Fitter:
+    """Compositions that fit in memory: ``compose(h)`` at spacing h, or — when its window
+    would exceed :data:`~privamp.pld.distribution.MAX_FFT` points (refused by
+    :func:`~privamp.pld.distribution.compose` before anything of that size is allocated) — at
+    the finest coarser spacing that fits. A coarser grid is as certified as a finer one, only
+    less tight; the engine reports the wider bracket and says so instead of refusing. With a
+    fixed ``grid_step`` nothing is coarsened: the refusal names the spacing that fits (advice
+    that works when followed, tested)."""
+
+    def __init__(self, items, fixed: bool, advice=None):
+        self.items = items
+        self.fixed = fixed
+        self.advice = advice  # h ↦ a spacing that fits every composition (fixed grids)
+        self.coarsened = False  # did the memory bound coarsen any composition?
+        self.used: dict[str, float] = {}  # kind → coarsest spacing used by a composition
+
+    def __call__(self, compose_at, h: float, kind: str):
+        asked = h
+        for _ in range(4):
+            try:
+                comp = compose_at(h)
+            except GridTooLargeError as exc:
+                need = exc.min_spacing()
+                if self.fixed:
+                    raise _grid_step_error(asked, self.advice(need)) from None
+                h = max(_snap_up(need, self.items), h * 1.25)
+                self.coarsened = True
+                continue
+            self.used[kind] = max(self.used.get(kind, 0.0), h)
+            return comp
+        raise NumericalError(f"no grid coarser than {asked:.3g} kept the composed privacy loss "
+                             f"within {_distribution.MAX_FFT:,} points")
+
+
+def _grid_step_error(grid_step: float, need: float) -> InvalidParameterError:
+    # two significant digits, rounded up: following the advice gives a grid that fits
+    exp10 = math.floor(math.log10(need)) - 1
+    advice = math.ceil(need / 10.0**exp10 * (1 + 1e-12)) * 10.0**exp10
+    return InvalidParameterError(
+        "grid_step", f"at least {advice:.2g} for this composition (the memory bound: "
+        f"{_distribution.MAX_FFT:,} grid points)", grid_step)
+
+
+def _fitting_spacing(h: float, sets, ranges_by_set, compose_size) -> float:
+    """A spacing ≥ h at which every orientation's composition fits in memory (both kinds), the
+    advice of a refused ``grid_step`` (tests follow it). ``compose_size(name, h, kind)``
+    returns (FFT length, window width in loss units) without transforming. The window is
+    sized on a coarse grid (a few thousand points a step: quick, and its connect-the-dots pair
+    dominates, so its Chernoff window is if anything wider) and the spacing set so that it
+    fills at most 70 % of the bound."""
+    h = max(h, _min_step_spacing(ranges_by_set))
+    span_max = max(hi - lo for ranges in ranges_by_set.values() for lo, hi in ranges)
+    probe = max(h, span_max / _MIN_POINTS)
+    for _ in range(8):
+        need = h
+        too_big = False
+        for name in sets:
+            for kind in ("upper", "lower"):
+                n, span = compose_size(name, probe, kind)
+                need = max(need, span / (0.7 * _distribution.MAX_FFT))
+                too_big = too_big or n > _distribution.MAX_FFT
+        if not too_big:
+            return need
+        probe = max(need, probe * 2)
+    return max(need, probe)
+
+
+def _min_spacing(ranges_by_set, grid_step: float | None, advice=None) -> float:
+    """The finest spacing whose step grids fit in memory; a fixed ``grid_step`` finer than it
+    is refused before any step is discretised, naming a spacing that fits (``advice``)."""
+    need = _min_step_spacing(ranges_by_set)
+    if grid_step is not None and grid_step < need:
+        raise _grid_step_error(grid_step, advice(need) if advice is not None else need)
+    return need
+
+
+def _width_note(low: float, upper: float, target: float, fitter: _Fitter, what: str) -> str:
+    """The warning text (also :attr:`PldResult.accuracy_note`) for a bracket wider than its
+    target, or "" when it is not."""
+    if low is None or not math.isfinite(upper) or upper - low <= target * (1 + 1e-9):
+        return ""
+    why = (f"the memory bound ({_distribution.MAX_FFT:,} grid points) allows no finer grid"
+           if fitter.coarsened else "refinement of the lower side stopped at its FFT budget")
+    rel = (upper - low) / upper if upper > 0 else math.inf
+    return (f"the certified {what} bracket [{low:.6g}, {upper:.6g}] is {upper - low:.3g} wide "
+            f"({100 * rel:.3g} % of the upper end), wider than the target {target:.3g}: {why}; "
+            "both ends are certified")
 
 
 # ------------------------------------------------------------------------------------------
@@ -586,51 +698,63 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
         h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
-    try:
-        _check_size(ranges_by_set, min(h_u, h_l), total, var, mean)
-    except NumericalError:
-        if eps_error is None or grid_step is not None:
-            raise
-        raise InvalidParameterError(
-            "eps_error", "achievable within the memory bound (a coarser target)", eps_error,
-            detail=f"it would need a privacy-loss grid finer than {min(h_u, h_l):.2g}") from None
+    # the step grids must fit in memory (refused before allocating with a fixed grid_step;
+    # otherwise the grids are made coarser, and the composed window is fitted by ``fit``)
+    def advice(h):
+        return _fitting_spacing(h, sets, ranges_by_set, lambda name, hh, kind: _compose_set(
+            sets[name], ranges_by_set[name], hh, kind, tail_total, tilts[name], None,
+            range_steps, size_only=True))
+
+    h_min = _min_spacing(ranges_by_set, grid_step, advice)
+    if h_u < h_min:
+        h_u = _snap_up(h_min, all_items)
+    if h_l < h_min:
+        h_l = _snap_up(h_min, all_items)
     sizes: dict = {}
+    fit = _Fitter(all_items, grid_step is not None, advice)
 
     def compose_set(items, ranges, h, kind, tilt):
-        return _compose_set(items, ranges, h, kind, tail_total, tilt, cache, range_steps)
+        return fit(lambda hh: _compose_set(items, ranges, hh, kind, tail_total, tilt, cache,
+                                           range_steps), h, kind)
 
     uppers = _upper_epsilon(delta, sets, ranges_by_set, mgfs, lam_grid, h_u, h_l, tilts,
                             compose_set, sizes)
+    h_u = max(h_u, fit.used.get("upper", h_u)) if fit.coarsened else h_u
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
     low = None
     note = ""
+    accuracy = ""
     if lower and not all(curve.convex for curve, _ in sets[worst]):
         lower, note = False, _NOT_CONVEX
     if lower and math.isfinite(upper):
         if eps_error is None and grid_step is None and not shared_grid:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
-            target_u = upper_error or 1e-5 * max(upper, _EPS_FLOOR)
+            target_u = upper_error or _grids_mod.UPPER_ERROR * max(upper, _EPS_FLOOR)
             h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
                                                  total, slope), h_u), ranges_by_set, total),
                        all_items)
+        if fit.coarsened:
+            h_l = max(h_l, h_u)  # the memory bound already decided for a coarser window
 
         # the lower stage: composed for the orientation that decides the upper end (a lower
         # bound of one orientation bounds the maximum), refined while the bracket is too wide
         def lower_side(h):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tilts[worst])
-            return _checked_lower(comp.epsilon(delta), upper), comp.fft_size
+            return _checked_lower(comp.epsilon(delta), upper), comp.fft_size, comp.h
 
         low, h_l = _refine_lower(lower_side, h_l, upper, target_w, grid_step is not None,
                                  sizes, f"lower/{worst}", all_items,
-                                 lambda h: _check_size(ranges_by_set, h, total, var, mean))
-        if eps_error is not None and upper - low > eps_error:
-            warnings.warn(f"the certified ε bracket [{low:.6g}, {upper:.6g}] is wider than "
-                          f"eps_error={eps_error:g} (refinement stopped)", AccuracyWarning,
-                          stacklevel=2)
+                                 lambda h: _step_points(ranges_by_set, h))
+        accuracy = _width_note(low, upper, target_w, fit, "ε")
+        if accuracy:
+            warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
+    elif fit.coarsened and math.isfinite(upper):
+        accuracy = (f"the memory bound ({_distribution.MAX_FFT:,} grid points) made the grid "
+                    "coarser than the accuracy asked for; the upper end is certified")
     return PldResult(Bracket(low, upper), worst, h_u, h_l if lower else None, sizes,
-                     time.perf_counter() - start, note)
+                     time.perf_counter() - start, note, target_w, accuracy)
 
 
 def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | None = None,
@@ -653,6 +777,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     tail_total = 1e-15
     tilting = False
     best = None
+    fit = None
     for _pass in range(3):
         total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
         tilts = ({name: _tilt_for_eps(m, eps, lam_grid) for name, m in mgfs.items()} if tilting
@@ -666,18 +791,30 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                              eps_error,
                              eps_error / 10, grid_step)
         all_items = [item for items in sets.values() for item in items]
-        h_u = _clip_grid(h_u, ranges_by_set, total)
-        h_l = _clip_grid(h_l, ranges_by_set, total)
-        if grid_step is None:
-            h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
-        _check_size(ranges_by_set, h_u, total, var, mean)
+        if grid_step is None:  # a spacing the user fixed is used as given
+            h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
+            h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+        # grids that fit in memory (see pld_epsilon)
+        def advice(h, sets=sets, ranges_by_set=ranges_by_set, tail_total=tail_total,
+                   tilts=tilts):
+            return _fitting_spacing(h, sets, ranges_by_set, lambda side, hh, kind: (
+                _compose_set(sets[side], ranges_by_set[side], hh, kind, tail_total,
+                             tilts.get(side, 0.0), None, size_only=True)))
+
+        h_min = _min_spacing(ranges_by_set, grid_step, advice)
+        h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
+        h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
+        fit = _Fitter(all_items, grid_step is not None, advice) if fit is None else fit
+        fit.advice = advice
         sizes: dict = {}
         uppers = {}
         for name in sets:
-            comp = _compose_set(sets[name], ranges_by_set[name], h_u, "upper", tail_total,
-                                tilts.get(name, 0.0), cache)
+            tilt = tilts.get(name, 0.0)
+            comp = fit(lambda hh, it=sets[name], rg=ranges_by_set[name], tl=tail_total,
+                       tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache), h_u, "upper")
             uppers[name] = comp.delta(eps)
             sizes[f"upper/{name}"] = comp.fft_size
+        h_u = max(h_u, fit.used.get("upper", h_u))
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
@@ -698,12 +835,18 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         return PldResult(Bracket(None, upper), worst, h_u, None, sizes,
                          time.perf_counter() - start, _NOT_CONVEX)
 
+    if fit.coarsened:
+        h_l = max(h_l, h_u)
+
     def lower_side(h):
-        comp = _compose_set(sets[worst], ranges_by_set[worst], h, "lower", tail_total,
-                            tilts.get(worst, 0.0), cache)
-        return _checked_lower(comp.delta(eps), upper), comp.fft_size
+        comp = fit(lambda hh: _compose_set(sets[worst], ranges_by_set[worst], hh, "lower",
+                                           tail_total, tilts.get(worst, 0.0), cache), h, "lower")
+        return _checked_lower(comp.delta(eps), upper), comp.fft_size, comp.h
 
     lower, h = _refine_lower(lower_side, h_l, upper, rel * upper, grid_step is not None, sizes,
-                             f"lower/{worst}", all_items,
-                             lambda h: _check_size(ranges_by_set, h, total, var, mean))
-    return PldResult(Bracket(lower, upper), worst, h_u, h, sizes, time.perf_counter() - start)
+                             f"lower/{worst}", all_items, lambda h: _step_points(ranges_by_set, h))
+    accuracy = _width_note(lower, upper, rel * upper, fit, "δ")
+    if accuracy:
+        warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
+    return PldResult(Bracket(lower, upper), worst, h_u, h, sizes, time.perf_counter() - start,
+                     "", rel * upper, accuracy)
