@@ -339,7 +339,15 @@ def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, gu
                 "target_epsilon", f"reachable: even {parameter} = {end.value:g} gives ε = "
                 f"{end.eps:.6g}", target)
         fs.run(end.value)  # feasible after all (the search stopped early): go on from there
-    return _Outcome(fs.F.value, fs.F.eps, fs.calls, n_coarse)
+    permissive = hi if increasing else lo
+    best = fs.F
+    if best.value != permissive and abs(best.value - permissive) <= 2 * rtol * permissive:
+        # within rtol of the permissive end: the end itself may be feasible (then it is the
+        # answer, exactly — not a value a rounding away from it)
+        end = fs.at(permissive)
+        if end.feasible:
+            best = end
+    return _Outcome(best.value, best.eps, fs.calls, n_coarse)
 
 
 def calibrate(evaluate: Callable[[float], float], *, parameter: str, target_epsilon: float,
