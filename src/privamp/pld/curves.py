@@ -68,8 +68,12 @@ class PairCurve(abc.ABC):
             val = round_down_log(log1mexp(np.minimum(eps, 0.0)), ulps=8)
         return np.where(eps < 0, val, -np.inf)
 
-    def slope_bounds(self, eps: np.ndarray, tau: float) -> tuple[np.ndarray, np.ndarray]:
+    def slope_bounds(self, eps: np.ndarray, tau: float,
+                     log_lower: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Bounds ``(s_lo, s_hi)`` with ``s_lo ≤ f'(α−) ≤ f'(α+) ≤ s_hi`` at α = e^ε.
+
+        ``log_lower``: ``self.log_lower(eps)`` when the caller has it already (it is reused, not
+        recomputed: one evaluation of the curve fewer per point).
 
         The slope of f is ``−Q(L > ε)``. This default brackets it by the secants of f on
         ``[α e^{−τ}, α]`` and ``[α, α e^{τ}]`` (f is convex), from the lower and upper values,
@@ -88,7 +92,9 @@ class PairCurve(abc.ABC):
         e_right = eps + tau
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             alpha = np.exp(eps)
-            f_lo = np.exp(self.log_lower(eps)) * (1 - 2 * ULP)
+            if log_lower is None:
+                log_lower = self.log_lower(eps)
+            f_lo = np.exp(log_lower) * (1 - 2 * ULP)
             f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
             f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
             # α − x_l and x_r − α, each within 4 ulp (exp, expm1 of an exact difference, product)
@@ -449,7 +455,7 @@ class PoissonGaussianCurve(PairCurve):
             tail = np.where(np.isposinf(x), 1.0, tail)
         return np.clip(tail, 0.0, 1.0)
 
-    def slope_bounds(self, eps, tau):
+    def slope_bounds(self, eps, tau, log_lower=None):
         tail = self.q_tail(eps)
         return -np.minimum(tail * (1 + 1e-12), 1.0), -tail * (1 - 1e-12)
 

@@ -225,15 +225,16 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     k_pts = idx.size
     masses = np.zeros(k_pts)
     eps = offset + idx * h
+    log_d = curve.log_lower(eps)
     with np.errstate(under="ignore"):
-        d = np.exp(curve.log_lower(eps))
+        d = np.exp(log_d)
         p_inf = float(np.exp(curve.log_lower(np.array([np.inf]))[0]))
     p_inf = max(0.0, p_inf * (1 - 4 * ULP))
     alpha = np.exp(eps)
     # secant width: small against the cell (curvature error) but not so small that the value
     # slack dominates the slope bounds
     tau = max(h / 256.0, 4 * math.sqrt(curve.lower_slack)) if slope_tau is None else slope_tau
-    s_lo, s_hi = curve.slope_bounds(eps, tau)
+    s_lo, s_hi = curve.slope_bounds(eps, tau, log_lower=log_d)
     s_lo = np.minimum(s_lo, s_hi)
     slope = 0.5 * (s_lo + s_hi)
     unc = 0.5 * (s_hi - s_lo)
