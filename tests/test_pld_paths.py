@@ -284,3 +284,23 @@ def test_brute_force_reference_brackets_the_exact_gaussian():
     exact = np.array([gaussian_dp_delta(theta * math.sqrt(steps), e) for e in eps])
     assert np.all(lo <= exact * (1 + 1e-9)) and np.all(exact <= hi * (1 + 1e-9))
     assert np.all(hi - lo < 0.05 * exact)
+
+
+@pytest.mark.parametrize("collapses", [1, 2])
+def test_collapsed_lower_side_is_refined_by_three(collapses):
+    """A lower side that collapses (its value at most half the upper end) is refined by a factor
+    3 and a repeated collapse is not taken for "no progress"; once it resolves the loss, the
+    convergence model takes over (and the best value found is returned)."""
+    from privamp.pld.grids import _refine_lower
+
+    calls = []
+
+    def side(h):
+        calls.append(h)
+        value = 0.0 if len(calls) <= collapses else 10.0 - 1e-3
+        return value, 1000, h
+
+    value, used = _refine_lower(side, 1e-3, 10.0, 0.01, False, {}, "lower", [],
+                                lambda h: 1.0 / h)
+    assert calls[: collapses + 1] == pytest.approx([1e-3 / 3 ** i for i in range(collapses + 1)])
+    assert value == 10.0 - 1e-3 and used == calls[collapses]

@@ -332,7 +332,9 @@ def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, u
       still evaluates its curves at every step grid point);
     * the last refinement made progress (the width shrank by at least 1 %: a lower side
       limited by something other than the spacing — a curve without informative lower values
-      — does not improve on finer grids, it only costs time and memory);
+      — does not improve on finer grids, it only costs time and memory) — except after a
+      collapse (a lower end at most half the upper one: the grid did not resolve the bulk of
+      the loss), which is refined by a factor 3 whatever the convergence model says;
     * the memory bound does not send it back to about the grid already composed.
 
     Returns ``(value, spacing)``: the largest certified value found (every one is a valid lower
