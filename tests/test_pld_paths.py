@@ -304,3 +304,53 @@ def test_collapsed_lower_side_is_refined_by_three(collapses):
                                 lambda h: 1.0 / h)
     assert calls[: collapses + 1] == pytest.approx([1e-3 / 3 ** i for i in range(collapses + 1)])
     assert value == 10.0 - 1e-3 and used == calls[collapses]
+
+
+@pytest.mark.parametrize(("q", "steps", "delta"), [(1e-6, 10, 1e-5), (1e-7, 1000, 1e-3),
+                                                   (1e-4, 1, 1e-4), (1e-3, 5, 1e-2)])
+def test_zero_epsilon_when_the_total_variation_is_below_delta(q, steps, delta):
+    """ε = 0 is certified, at once, when the union bound on the composed total variation
+    (steps × TV of one step, TV = δ(0)) is at most δ; checked against the exact TV of one
+    Poisson-subsampled Gaussian step (q · (2Φ(θ/2) − 1), θ = 1/σ) in mpmath."""
+    from privamp import Accountant, GaussianMechanism
+    from privamp.sampling import Poisson
+
+    theta = 1.0 / 0.5
+    with mpmath.workdps(40):
+        tv = q * (2 * mpmath.ncdf(mpmath.mpf(theta) / 2) - 1)
+    b = Accountant().add(GaussianMechanism(0.5), steps, scheme=Poisson(q)).epsilon(delta)
+    if steps * tv <= delta * (1 - 1e-9):
+        assert (b.lower, b.upper) == (0.0, 0.0)
+    else:
+        assert b.upper > 0.0
+
+
+def test_step_grids_are_refused_before_allocation(small_memory):
+    """A step grid beyond the memory bound raises GridTooLargeError (which the engine's fitter
+    answers with a coarser grid) before its arrays exist."""
+    from privamp.pld.distribution import GridTooLargeError, StepPLD
+
+    curve = PoissonGaussianCurve(1.0, 0.01, "remove")
+    tracemalloc.start()
+    try:
+        with pytest.raises(GridTooLargeError) as info:
+            StepPLD.from_curve(curve, 1e-9, -1.0, 1.0, "lower")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info.value.points > small_memory and peak < 2**20
+    assert info.value.min_spacing() > 1e-9
+
+
+def test_more_steps_than_any_grid_can_index_names_the_rdp_backend():
+    """10^30 steps: no PLD grid indexes the composition exactly; the refusal names the backend
+    that answers, and following it works."""
+    from privamp import Accountant, GaussianMechanism
+    from privamp.errors import NumericalError
+    from privamp.sampling import Poisson
+
+    acc = Accountant().add(GaussianMechanism(1.0), 10**30, scheme=Poisson(0.01))
+    with pytest.raises(NumericalError, match="rdp backend"):
+        acc.epsilon(1e-5)
+    rdp = Accountant(backend="rdp").add(GaussianMechanism(1.0), 10**30, scheme=Poisson(0.01))
+    assert math.isfinite(rdp.epsilon(1e-5).upper)

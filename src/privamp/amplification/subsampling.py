@@ -48,7 +48,6 @@ from ..profiles import GroupPrivacy, PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
 from ..sampling.schemes import Poisson, SamplingScheme
-from ._tables import ShiftedSum
 
 __all__ = [
     "AmplifiedProfile",
@@ -314,8 +313,11 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         consts = [*self._log_gt[~inner], omitted]
         self._log_const = float(np.logaddexp.reduce(np.array(consts))) if consts else -math.inf
         # many shifts: tabulate the sum (see _tables); few: term by term
-        self._table = (ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
-                       if self._shifts.size > _DIRECT_SHIFTS else None)
+        self._table = None
+        if self._shifts.size > _DIRECT_SHIFTS:
+            from ._tables import ShiftedSum  # deferred: only Theorem 14 needs it
+
+            self._table = ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
 
     def _log_inner_sum(self, eps):
         """Upper values of ``log(Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n + omitted mass)`` at base ε."""

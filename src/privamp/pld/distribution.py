@@ -138,6 +138,12 @@ class StepPLD:
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
         i_lo = math.floor((eps_lo - offset) / h)
         i_hi = math.ceil((eps_hi - offset) / h)
+        if i_hi - i_lo + 1 > MAX_FFT:
+            # refused before the step grid (and its curve values) is allocated; the engine's
+            # fitter retries on a coarser grid, as for a composed window
+            raise GridTooLargeError(
+                f"a step grid of {i_hi - i_lo + 1:,} points at spacing {h:.3g} (more than "
+                f"{MAX_FFT:,})", points=i_hi - i_lo + 1, h=h, span=eps_hi - eps_lo)
         if kind == "upper":
             masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset)
         elif kink_error is not None:
@@ -634,6 +640,13 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
             f"{MAX_FFT:,}); use a grid spacing of at least {(b - a) / (0.8 * MAX_FFT):.2g}",
             points=n, h=h, span=b - a)
     shift = sum(c * s.i_lo for s, c in steps)
+    if max(abs(a - offset), abs(b - offset)) / h > 2.0**52 or abs(shift) > 2**52:
+        # grid indices beyond 2^52 are not exact doubles (nor C longs): no grid of this
+        # backend can hold such a composition (10^30 steps, say)
+        raise NumericalError(
+            f"{sum(c for _, c in steps):,} steps put the composed privacy loss beyond what the "
+            "pld backend's grids can index exactly; the rdp backend accounts any number of "
+            "steps")
     m = n // 2 + 1
     weights = np.full(m, 2.0)
     weights[0] = 1.0
