@@ -25,6 +25,7 @@ from privamp.rdp import (
 )
 from privamp.rdp.accountant import _REFINE_POINTS, _conversion, _gap_floor
 from privamp.rdp.poisson_gaussian import _log_abs_binom, _log_abs_binom_run
+from test_rdp_subsampled import mp_poisson_gaussian  # the mpmath reference
 
 
 def _reference_epsilon(sources, delta, orders):
@@ -139,21 +140,6 @@ def test_binomial_recurrence_within_its_bound(a, start):
         assert abs(mp.mpf(float(lc[0, k])) - ref) <= bound, (a, start, k)
 
 
-def _mp_poisson_gaussian(sigma, q, a):
-    """ε(a) by mpmath quadrature of E_{μ₀}[(1 − q + q r)^a] − 1 with the linear term removed
-    (r the Gaussian likelihood ratio), log1p of it over a − 1."""
-    mp.mp.dps = 30
-    s, q, a = mp.mpf(sigma), mp.mpf(q), mp.mpf(a)
-
-    def f(z):
-        r = mp.exp((2 * z - 1) / (2 * s * s))
-        return mp.npdf(z, 0, s) * ((1 + q * (r - 1)) ** a - 1 - a * q * (r - 1))
-
-    z0 = s * s * mp.log(1 / q - 1) + mp.mpf(1) / 2
-    pts = sorted({mp.mpf(0), z0, a, a - 40 * s, a + 40 * s, -40 * s, z0 - 40 * s, z0 + 40 * s})
-    return mp.log1p(mp.quad(f, [-mp.inf, *pts, mp.inf], maxdegree=10)) / (a - 1)
-
-
 @pytest.mark.parametrize("sigma, q, orders", [
     (1.0, 0.1, [1.02, 1.09]),      # thousands of terms: several doublings
     (0.5, 0.3, [1.05, 1.5]),
@@ -163,6 +149,6 @@ def _mp_poisson_gaussian(sigma, q, a):
 def test_long_series_still_bracket_mpmath(sigma, q, orders):
     curve = poisson_gaussian_rdp(sigma, q, orders)
     for a, up, lo in zip(orders, curve.epsilons, curve.lower_epsilons, strict=True):
-        ref = _mp_poisson_gaussian(sigma, q, a)
+        ref = mp_poisson_gaussian(sigma, q, a)
         assert mp.mpf(float(lo)) <= ref <= mp.mpf(float(up)), (sigma, q, a)
         assert float(up) <= float(ref) * (1 + 1e-7)
