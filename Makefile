@@ -1,6 +1,7 @@
 # privamp — two commands do all the set-up (see README.md):
 #   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
-#   make test   create .venv/ if missing, install privamp (+ test, plots, torch, dask extras), run ruff and pytest
+#   make test   create .venv/ if missing, install privamp (+ test, plots, torch, dask, opacus,
+#               dp_accounting extras), run ruff and pytest
 #   make bench  create .venv-bench/ if missing (privamp + the peers), regenerate benchmarks/results/paths.{md,png}
 PYTHON ?= python3
 VENV := .venv
@@ -17,10 +18,14 @@ $(VENV)/.installed-plots: pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[plots]'
 	touch $@
 
-# the test stamp also installs plots, torch (the CPU build, pinned in pyproject.toml) and dask so
-# that the DataLoader tests of the torch batch sampler and the LocalCluster sweep tests run in CI
-$(VENV)/.installed-test: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e '.[test,plots,torch,dask]'
+# constraints only CI needs (the local CPU build of torch), kept out of the user metadata
+CONSTRAINTS := .ci/constraints.txt
+
+# the test stamp also installs plots, torch, dask, opacus and dp_accounting so that the DataLoader
+# tests of the torch batch sampler, the LocalCluster sweep tests and the integration tests run
+# against the real libraries in CI
+$(VENV)/.installed-test: pyproject.toml $(CONSTRAINTS) | $(PY)
+	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e '.[test,plots,torch,dask,opacus,dp_accounting]'
 	touch $@
 
 demo: $(VENV)/.installed-plots
@@ -39,9 +44,9 @@ PYTEST_WORKERS ?= auto
 test: lint
 	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest -n $(PYTEST_WORKERS)
 
-# the benchmarks' own virtualenv, so the peers never enter the test venv: privamp editable with
-# the bench extra (dp-accounting, prv-accountant), plots (the figure), torch (pinned to the
-# locally available CPU build by the torch extra, as in .venv: no CUDA wheels) and Opacus
+# the benchmarks' own virtualenv: privamp editable with the bench extra (dp-accounting,
+# prv-accountant), plots (the figure) and opacus (with torch held to the local CPU build by
+# .ci/constraints.txt, as in .venv: no CUDA wheels)
 BENCH_VENV := .venv-bench
 BENCH_PY := $(BENCH_VENV)/bin/python
 # BENCH_QUICK=1: a small subset in < 2 min (writes paths-quick.{md,png,json}); see
@@ -53,8 +58,8 @@ $(BENCH_PY):
 	echo '*' > $(BENCH_VENV)/.gitignore
 	$(BENCH_PY) -m pip install --quiet --upgrade pip
 
-$(BENCH_VENV)/.installed-bench: pyproject.toml | $(BENCH_PY)
-	$(BENCH_PY) -m pip install --quiet -e '.[bench,plots,torch]' 'opacus>=1.5,<2'
+$(BENCH_VENV)/.installed-bench: pyproject.toml $(CONSTRAINTS) | $(BENCH_PY)
+	$(BENCH_PY) -m pip install --quiet -c $(CONSTRAINTS) -e '.[bench,plots,opacus]'
 	touch $@
 
 bench: $(BENCH_VENV)/.installed-bench
