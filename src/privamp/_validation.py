@@ -79,7 +79,16 @@ class Interval:
         below = (x <= self.high) if self.high_closed else (x < self.high)
         return above & below
 
+    def contains_scalar(self, x: float) -> bool:
+        """:meth:`contains` for one float, without NumPy (the validators' hot path)."""
+        above = (x >= self.low) if self.low_closed else (x > self.low)
+        below = (x <= self.high) if self.high_closed else (x < self.high)
+        return above and below
+
     def __str__(self) -> str:
+        return _interval_text(self)
+
+    def _text(self) -> str:
         def fmt(v: float) -> str:
             if math.isinf(v):
                 return "inf" if v > 0 else "-inf"
@@ -96,6 +105,11 @@ class Interval:
             f"{'[' if self.low_closed else '('}{fmt(self.low)}, "
             f"{fmt(self.high)}{']' if self.high_closed else ')'}"
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _interval_text(iv: Interval) -> str:
+    return iv._text()
 
 
 def _as_interval(interval: str | Interval) -> Interval:
@@ -130,7 +144,7 @@ def check_real(name: str, value: Any, interval: str | Interval = "(-inf, inf)") 
         raise InvalidParameterError(name, rule, value, detail="too large for a float") from exc
     if math.isnan(v):
         raise InvalidParameterError(name, rule, v, detail="NaN is not a number")
-    if not bool(iv.contains(v)):
+    if not iv.contains_scalar(v):
         raise InvalidParameterError(name, rule, v)
     return v
 
@@ -208,7 +222,7 @@ def check_int(name: str, value: Any, interval: str | Interval = "[0, inf)") -> i
     else:
         raise InvalidTypeError(name, rule, value)
     try:
-        inside = bool(iv.contains(float(v)))
+        inside = iv.contains_scalar(float(v))
     except OverflowError:
         inside = False
     if not inside:

@@ -173,6 +173,9 @@ class AccountingBackend(abc.ABC):
         """The bracket on δ(``eps``) of the ledger of ``acc``."""
 
 
+#: Byte budgets of an accountant's private query cache (see :attr:`Accountant.query_cache`).
+_OWN_CACHE_BYTES = {"step": 32 * 2**20, "composed": 64 * 2**20}
+
 #: Backend -> the backend object (filled by :func:`_register` below).
 BACKENDS: dict[Backend, AccountingBackend] = {}
 
@@ -232,7 +235,14 @@ class Accountant:
         if not isinstance(shared_grid, bool):
             raise InvalidTypeError("shared_grid", "True or False", shared_grid)
         self.shared_grid = shared_grid
+        # the ledger's lines: the event as first added (its count may be stale), the line's
+        # total count and the number of add() calls merged into it
         self._events: list[Event] = []
+        self._counts: list[int] = []
+        self._calls: list[int] = []
+        self._lines: dict[tuple, int] = {}  # (kind, label) -> line
+        self._seen: dict[tuple, int] = {}  # the add() arguments as given -> line (fast path)
+        self._own_cache = None  # the private memo of queries when no cache is given
         #: details of the last computation (grid, orientation, FFT sizes, seconds)
         self.details: dict = {}
 
@@ -241,7 +251,23 @@ class Accountant:
     def add(self, mechanism: Any, count: int = 1, *, scheme: SamplingScheme | None = None,
             relation: NeighbouringRelation | str | None = None, group_privacy: Any = None,
             label: str = "") -> Accountant:
-        """Compose ``mechanism`` ``count`` more times (on ``scheme``'s subsamples); chainable."""
+        """Compose ``mechanism`` ``count`` more times (on ``scheme``'s subsamples); chainable.
+
+        An event equal to one already in the ledger (same mechanism, scheme, relation, group
+        privacy and label, whether added just before or earlier) adds its count to that line,
+        so a training loop calling ``add(mech, 1, scheme=...)`` (or its alias :meth:`step`)
+        once per step keeps a ledger of one line and a query as cheap as for one
+        ``add(mech, T, scheme=...)``.
+        """
+        seen = (mechanism, scheme, relation, group_privacy, label)
+        try:
+            index = self._seen.get(seen)
+        except TypeError:  # unhashable parts (arrays): the full path compares by value
+            index, seen = None, None
+        if index is not None:
+            self._counts[index] += check_int("count", count, "[1, inf)")
+            self._calls[index] += 1
+            return self
         if not isinstance(mechanism, (Mechanism, PrivacyProfile)):
             raise InvalidTypeError("mechanism", "a Mechanism or a PrivacyProfile", mechanism)
         count = check_int("count", count, "[1, inf)")
@@ -261,8 +287,20 @@ class Accountant:
         elif rel is not None and getattr(mechanism, "relation", rel) is not rel:
             raise UnsupportedCombinationError(
                 f"the mechanism is stated under {mechanism.relation.value!r}, not {rel.value!r}")
+        if not isinstance(label, str):
+            raise InvalidTypeError("label", "a string", label)
         event = Event(mechanism, count, scheme, rel, group_privacy, label)
         event = dataclasses.replace(event, relation=event.effective_relation)
+        line = (event.kind, label)
+        index = self._lines.get(line)
+        if index is not None:
+            # the same event again (consecutive or not: composition commutes): one line whose
+            # count grows, so a loop of add(..., 1) costs what one add(..., T) costs
+            self._counts[index] += count
+            self._calls[index] += 1
+            if seen is not None:
+                self._seen[seen] = index
+            return self
         if self._events and event.effective_relation is not self.relation:
             raise UnsupportedCombinationError(
                 f"this ledger holds events under the {self.relation.value!r} relation and the "
@@ -275,17 +313,26 @@ class Accountant:
                 f"the {self.backend.value!r} backend cannot account {event.count} x "
                 f"{event.mechanism!r}" + ("" if scheme is None else f" on {scheme!r}")
                 + f": {reason}")
+        self._lines[line] = len(self._events)
+        if seen is not None:
+            self._seen[seen] = len(self._events)
         self._events.append(event)
+        self._counts.append(count)
+        self._calls.append(1)
         return self
 
     compose = add
+    step = add
 
     def supports(self, mechanism: Any, *, scheme: SamplingScheme | None = None,
                  relation: NeighbouringRelation | str | None = None,
                  group_privacy: Any = None) -> bool:
         """Whether :meth:`add` would accept this event (a dry run: the ledger is unchanged)."""
         trial = Accountant(self.backend)
-        trial._events = list(self._events)
+        trial._events = list(self.events)
+        trial._counts = list(self._counts)
+        trial._calls = list(self._calls)
+        trial._lines = dict(self._lines)
         try:
             trial.add(mechanism, 1, scheme=scheme, relation=relation,
                       group_privacy=group_privacy)
@@ -295,11 +342,53 @@ class Accountant:
 
     @property
     def events(self) -> tuple[Event, ...]:
+        """The ledger's lines, in the order first added: equal events (same mechanism, scheme,
+        relation, group privacy and label) are one line whose count is their total."""
+        for i, (ev, count) in enumerate(zip(self._events, self._counts, strict=True)):
+            if ev.count != count:
+                self._events[i] = dataclasses.replace(ev, count=count)
         return tuple(self._events)
 
     @property
+    def segments(self) -> tuple[Event, ...]:
+        """What the backends compose: the lines merged by :attr:`Event.kind` (labels joined),
+        so equal events added under different labels are composed once, with their counts
+        summed. Composition commutes, so this is the same guarantee as composing the lines."""
+        merged: dict[tuple, Event] = {}
+        for ev in self.events:
+            prev = merged.get(ev.kind)
+            if prev is None:
+                merged[ev.kind] = ev
+            else:
+                label = ", ".join(x for x in (prev.label, ev.label) if x)
+                merged[ev.kind] = dataclasses.replace(prev, count=prev.count + ev.count,
+                                                      label=label)
+        return tuple(merged.values())
+
+    @property
+    def query_cache(self):
+        """The memo queries use: the ``cache`` given, else one private to this accountant
+        (created at the first query, with smaller byte budgets), so that repeated queries on
+        a growing ledger — ε after every epoch — reuse the pair curves, step ranges and
+        discretisations of the previous ones. A cache changes how long a query takes, never its
+        answer (:mod:`privamp.cache`)."""
+        if self.cache is not None:
+            return self.cache
+        if self._own_cache is None:
+            from .cache import AccountingCache
+
+            self._own_cache = AccountingCache(step_bytes=_OWN_CACHE_BYTES["step"],
+                                              composed_bytes=_OWN_CACHE_BYTES["composed"])
+        return self._own_cache
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_own_cache"] = None  # a memo, rebuilt on demand: never pickled
+        return state
+
+    @property
     def steps(self) -> int:
-        return sum(ev.count for ev in self._events)
+        return sum(self._counts)
 
     @property
     def relation(self) -> NeighbouringRelation | None:
@@ -336,6 +425,148 @@ class Accountant:
                 return False
         return True
 
+    # ---- persistence and explanation --------------------------------------------------------
+
+    _OPTIONS = ("eps_error", "delta_error", "grid_step", "upper_error", "shared_grid")
+
+    def state_dict(self) -> dict:
+        """The ledger and the options as plain data (JSON-ready): what :meth:`from_state_dict`
+        reads back into an equal accountant, so a resumed training run continues its ledger.
+
+        Mechanisms must be registered (:data:`privamp.mechanisms.REGISTRY`) and schemes
+        registered (:data:`privamp.sampling.SCHEMES`); anything else (a privacy profile, a user
+        class) is refused by name (:class:`UnsupportedCombinationError`) rather than written
+        approximately. The cache is not part of the state.
+
+        >>> from privamp import GaussianMechanism
+        >>> from privamp.sampling import Poisson
+        >>> acc = Accountant().add(GaussianMechanism(1.0), 300, scheme=Poisson(0.01))
+        >>> again = Accountant.from_state_dict(acc.state_dict())
+        >>> again.events == acc.events, again.epsilon(1e-5) == acc.epsilon(1e-5)
+        (True, True)
+        """
+        from . import __version__
+        from ._state import FORMAT, VERSION, encode_mechanism, encode_scheme, encode_value
+
+        lines = []
+        for i, (ev, calls) in enumerate(zip(self.events, self._calls, strict=True)):
+            where = f"events[{i}]"
+            lines.append({
+                "mechanism": encode_mechanism(ev.mechanism, f"{where}.mechanism"),
+                "count": ev.count,
+                "scheme": encode_scheme(ev.scheme, f"{where}.scheme"),
+                "relation": ev.effective_relation.value,
+                "group_privacy": None if ev.group_privacy is None else ev.group_privacy.value,
+                "label": ev.label,
+                "calls": calls,
+            })
+        options = {name: getattr(self, name) for name in self._OPTIONS}
+        if self.orders is not None:
+            options["orders"] = encode_value(np.asarray(self.orders, dtype=float), "orders")
+        return {"format": FORMAT, "version": VERSION, "privamp": __version__,
+                "backend": self.backend.value, "options": options, "events": lines}
+
+    @classmethod
+    def from_state_dict(cls, state: dict, *, cache: Any = None) -> Accountant:
+        """The accountant :meth:`state_dict` wrote (its events re-added, so every check of
+        :meth:`add` runs again: a tampered state cannot mix relations or bypass validation)."""
+        from ._state import FORMAT, VERSION, decode_mechanism, decode_scheme, decode_value
+
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise InvalidParameterError("state", f"a dict written by Accountant.state_dict "
+                                        f"(format {FORMAT!r})", type(state).__name__
+                                        if not isinstance(state, dict) else state.get("format"))
+        if state.get("version") != VERSION:
+            raise InvalidParameterError("state.version", f"{VERSION} (the version this privamp "
+                                        "reads)", state.get("version"))
+        options = dict(state.get("options", {}))
+        unknown = set(options) - set(cls._OPTIONS) - {"orders"}
+        if unknown:
+            raise InvalidParameterError("state.options", "options of Accountant ("
+                                        + ", ".join(cls._OPTIONS + ("orders",)) + ")",
+                                        sorted(unknown))
+        if "orders" in options:
+            options["orders"] = decode_value(options["orders"], "state.options.orders")
+        acc = cls(state.get("backend", "pld"), cache=cache, **options)
+        for i, line in enumerate(state.get("events", [])):
+            where = f"state.events[{i}]"
+            if not isinstance(line, dict):
+                raise InvalidParameterError(where, "a dict", line)
+            acc.add(decode_mechanism(line.get("mechanism"), f"{where}.mechanism"),
+                    line.get("count"), scheme=decode_scheme(line.get("scheme"), f"{where}.scheme"),
+                    relation=line.get("relation"), group_privacy=line.get("group_privacy"),
+                    label=line.get("label", ""))
+            calls = check_int(f"{where}.calls", line.get("calls", 1), "[1, inf)")
+            acc._calls[-1] += calls - 1
+        return acc
+
+    def save(self, path: Any) -> None:
+        """Write :meth:`state_dict` to ``path`` as JSON (UTF-8, written whole or not at all)."""
+        import json
+        import os
+        from pathlib import Path
+
+        target = Path(path)
+        text = json.dumps(self.state_dict(), indent=1, allow_nan=False)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        os.replace(tmp, target)
+
+    @classmethod
+    def load(cls, path: Any, *, cache: Any = None) -> Accountant:
+        """The accountant :meth:`save` wrote to ``path``."""
+        import json
+        from pathlib import Path
+
+        try:
+            state = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise InvalidParameterError("path", "a JSON file written by Accountant.save",
+                                        str(path), detail=str(exc)) from exc
+        return cls.from_state_dict(state, cache=cache)
+
+    def explain(self) -> str:
+        """What the ledger holds and how it will be composed: one line per segment (count, the
+        add() calls merged into it, mechanism, scheme, the relation and its sensitivity
+        convention), the bound the backend uses for it (its rule and theorem), the backend and
+        why, what the lower end bounds, and whether every bound is proved."""
+        lines = []
+        n = len(self._events)
+        if not n:
+            return f"empty ledger (backend {self.backend.value!r})"
+        rel = self.relation
+        lines.append(f"ledger: {self.steps} steps in {n} line{'s' * (n != 1)}, relation "
+                     f"{rel.value} ({_SENSITIVITY_NOTE[rel]})")
+        table = _rule_table(self.backend)
+        for i, ev in enumerate(self.segments, 1):
+            calls = sum(c for e, c in zip(self._events, self._calls, strict=True)
+                        if e.kind == ev.kind)
+            mech = (ev.mechanism.describe() if isinstance(ev.mechanism, Mechanism)
+                    else {"profile": type(ev.mechanism).__name__})
+            text = f"  [{i}] {ev.count} x {_describe(mech)}"
+            if ev.scheme is not None:
+                text += f" on {_describe(ev.scheme.describe())}"
+            if ev.group_privacy is not None:
+                text += f", group privacy {ev.group_privacy.value}"
+            text += f" ({calls} add call{'s' * (calls != 1)}"
+            text += f", label {ev.label!r})" if ev.label else ")"
+            lines.append(text)
+            rule = table.find(ev.mechanism, ev.scheme,
+                              None if ev.scheme is None else ev.effective_relation,
+                              ev.group_privacy)
+            doc = (rule.build.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+            lines.append(f"      {table.backend} rule {rule.name!r}: {' '.join(doc.split())}")
+            if ev.scheme is not None:
+                lines.append(f"      theorem: {ev.scheme.theorem(ev.effective_relation)}")
+        lines.append(f"backend: {self.backend.value} — {_BACKEND_WHY[self.backend]}")
+        if self.backend is not Backend.RDP:
+            lines.append(f"lower end bounds: the {self.lower_end_of}"
+                         + (" (exact pairs throughout)" if self.lower_end_of == "mechanism"
+                            else " (an amplification theorem's profile is composed)"))
+        lines.append("certified: " + ("yes (every bound used is proved)" if self.certified
+                                      else "no — an unproved bound is used: estimates only"))
+        return "\n".join(lines)
+
     def _require_events(self) -> None:
         if not self._events:
             raise InvalidParameterError("events", "at least one composed event (use .add)", "[]")
@@ -356,6 +587,38 @@ class Accountant:
         return BACKENDS[self.backend].delta(self, eps)
 
 
+_SENSITIVITY_NOTE = {
+    NeighbouringRelation.ADD_REMOVE: "clipped DP-SGD sum: sensitivity C",
+    NeighbouringRelation.SUBSTITUTE: "clipped DP-SGD sum: sensitivity 2C",
+}
+
+_BACKEND_WHY = {
+    Backend.PLD: "privacy loss distributions composed by FFT: a certified [lower, upper] "
+                 "bracket on the exact epsilon of the composed bounds",
+    Backend.RDP: "Renyi DP curves added order by order and converted: an upper bound only, "
+                 "looser than pld, cheap at any number of steps",
+    Backend.FOURIER: "the Fourier accountant of Koskela et al. (one kind of event), made "
+                     "rigorous: for comparison with the MUST paper",
+}
+
+
+def _rule_table(backend: Backend):
+    if backend is Backend.RDP:
+        from .rdp.sources import RDP_RULES
+
+        return RDP_RULES
+    from .pld.builders import PAIR_RULES
+
+    return PAIR_RULES
+
+
+def _describe(desc: dict) -> str:
+    desc = dict(desc)
+    head = desc.pop("name", None) or desc.pop("scheme", None) or desc.pop("profile", "")
+    desc.pop("relation", None)
+    return f"{head}(" + ", ".join(f"{k}={v}" for k, v in desc.items()) + ")"
+
+
 # ---- pld ------------------------------------------------------------------------------------
 
 
@@ -368,19 +631,18 @@ class PldBackend(AccountingBackend):
 
     @staticmethod
     def events(acc: Accountant):
-        from .pld.builders import pair_curves
         from .pld.engine import PldEvent
 
-        curves = pair_curves if acc.cache is None else acc.cache.pair_curves
+        curves = acc.query_cache.pair_curves
         return [PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
-                         ev.count, ev.label) for ev in acc.events]
+                         ev.count, ev.label) for ev in acc.segments]
 
     def epsilon(self, acc, delta, lower):
         from .pld.engine import pld_epsilon
 
         res = pld_epsilon(self.events(acc), delta, eps_error=acc.eps_error,
                           upper_error=acc.upper_error, grid_step=acc.grid_step, lower=lower,
-                          cache=acc.cache, shared_grid=acc.shared_grid)
+                          cache=acc.query_cache, shared_grid=acc.shared_grid)
         _record(acc, res)
         return res.bracket
 
@@ -388,7 +650,7 @@ class PldBackend(AccountingBackend):
         from .pld.engine import pld_delta
 
         res = pld_delta(self.events(acc), eps, delta_error=acc.delta_error,
-                        grid_step=acc.grid_step, cache=acc.cache)
+                        grid_step=acc.grid_step, cache=acc.query_cache)
         _record(acc, res)
         return res.bracket
 
@@ -411,15 +673,27 @@ class RdpBackend(AccountingBackend):
 
     name = Backend.RDP
 
+    def __init__(self):
+        # kind -> the answer of check_source, which may evaluate an amplified profile's pure ε
+        # (tens of ms): asked once per kind of event, not once per ledger
+        self._checked: dict[tuple, str | None] = {}
+
     def supports(self, event, ledger=()):
         from .rdp.sources import check_source
 
+        kind = event.kind
+        if kind in self._checked:
+            return self._checked[kind]
         try:
             check_source(event.mechanism, event.scheme, event.effective_relation,
                          event.group_privacy)
+            reason = None
         except UnsupportedCombinationError as exc:
-            return str(exc)
-        return None
+            reason = str(exc)
+        if len(self._checked) >= 1024:
+            self._checked.clear()
+        self._checked[kind] = reason
+        return reason
 
     @staticmethod
     def accountant(acc: Accountant):
@@ -428,9 +702,8 @@ class RdpBackend(AccountingBackend):
 
         orders = DEFAULT_ORDERS if acc.orders is None else acc.orders
         rdp = RdpAccountant(orders)
-        for ev in acc.events:
-            source = (_rdp_source(ev, orders) if acc.cache is None
-                      else _memo_source(acc.cache, ev, orders))
+        for ev in acc.segments:
+            source = _memo_source(acc.query_cache, ev, orders)
             rdp.compose(source, ev.count, label=ev.label or None)
         return rdp
 

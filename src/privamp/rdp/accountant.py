@@ -359,7 +359,8 @@ class RdpAccountant:
         for ev, values in zip(self._events, self._values, strict=True):
             up, lo = values.at(orders)
             total = _round_up(total + _scaled(up, ev.count))
-            lower = lower + _times(lo, ev.count)
+            with np.errstate(over="ignore"):  # huge lower bounds summed: ∞, as in _times
+                lower = lower + _times(lo, ev.count)
         return total, down_ulps(lower, 8)
 
     def _total_at(self, orders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -371,7 +372,8 @@ class RdpAccountant:
             if ev.count:
                 up, lo = values.at(orders)
                 total = total + _scaled(up, ev.count)
-                lower = lower + _times(lo, ev.count)
+                with np.errstate(over="ignore"):
+                    lower = lower + _times(lo, ev.count)
         up = total * (1 + 8 * np.finfo(float).eps) if total.size else total
         return up, down_ulps(lower, 8)
 
