@@ -22,9 +22,9 @@ dp_accounting event                    privamp ledger line
 ``GaussianDpEvent(z)``                 ``GaussianMechanism(sigma=z)``, sensitivity 1 under R,
                                        ``s`` under S
 ``LaplaceDpEvent(z)``                  ``LaplaceMechanism(scale=z)``, sensitivity 1 / ``s``
-``RandomizedResponseDpEvent(p, k)``    k = 2: ``RandomizedResponse`` keeping the bucket with
-                                       probability 1 − p/2; k > 2: the ``DiscretePairMechanism``
-                                       of buckets x → x'; under S only (as dp_accounting)
+``RandomizedResponseDpEvent(p, k)``    the ``DiscretePairMechanism`` of buckets x → x'
+                                       (x, x' and "other" when k > 2); under S only (as
+                                       dp_accounting)
 ``NoOpDpEvent``, sampling at rate 0    nothing
 ``SelfComposedDpEvent(e, N)``          the lines of ``e`` with counts × N (never a loop)
 ``ComposedDpEvent([...])``             the lines of every member
@@ -114,7 +114,6 @@ from ..mechanisms import (
     DiscretePairMechanism,
     GaussianMechanism,
     LaplaceMechanism,
-    RandomizedResponse,
 )
 from ..relations import NeighbouringRelation
 from ..results import Bracket
@@ -283,12 +282,12 @@ def _(event: dp_event.RandomizedResponseDpEvent, relation, ctx):
         raise _NonPrivate(event, "noise_parameter 0 reports the bucket")
     # the pair (input x, input x') has P = (a, b, c), Q = (b, a, c) on (x, x', other) with
     # a = 1 − p + p/k, b = p/k, c = (k − 2)p/k, so δ(ε) = [a − e^ε b]_+ for ε ≥ 0: a is rounded
-    # up and b down, which only raises δ and the privacy loss log(a/b)
-    if k == 2:
-        keep = min(1.0, up_ulps(1.0 - p / 2.0, 2))
-        return RandomizedResponse(keep, relation=relation)
-    b = down_ulps(p / k, 2)
+    # up and b down (p/2 is exact), which only raises δ and the privacy loss log(a/b); the
+    # masses then sum to 1 within a few ulp (c takes the rest)
+    b = p / k if k == 2 else down_ulps(p / k, 2)
     a = min(1.0, up_ulps(1.0 - p + p / k, 4))
+    if k == 2:
+        return DiscretePairMechanism([a, b], [b, a], relation=relation)
     c = max(0.0, 1.0 - a - b)
     return DiscretePairMechanism([a, b, c], [b, a, c], relation=relation)
 
@@ -298,9 +297,12 @@ def _(event: dp_event.RandomizedResponseDpEvent, relation, ctx):
 
 @functools.singledispatch
 def _lines(event: Any, ctx: _Context, count: int) -> list[_Line]:
-    """The ledger lines of ``event`` composed ``count`` times (a leaf: one line)."""
+    """The ledger lines of ``event`` composed ``count`` times (a leaf: one line; composed zero
+    times: none, whatever the event)."""
+    if count == 0:
+        return []
     mech = _mechanism(event, ctx.relation, ctx)
-    return [] if mech is None or count == 0 else [_Line(mech, count, None)]
+    return [] if mech is None else [_Line(mech, count, None)]
 
 
 @_lines.register
@@ -335,15 +337,23 @@ _SAMPLED = (dp_event.PoissonSampledDpEvent, dp_event.SampledWithoutReplacementDp
 @_lines.register(dp_event.SampledWithoutReplacementDpEvent)
 @_lines.register(dp_event.SampledWithReplacementDpEvent)
 def _(event, ctx, count):
-    scheme, inner = _scheme(event, ctx)
-    if scheme is None:
-        return []  # rate 0 or an empty sample: the output does not depend on the data
+    if count == 0:
+        return []
     try:
-        _, base_relation = scheme.resolve(ctx.relation)
-    except UnsupportedCombinationError as exc:
-        raise _refuse(event, str(exc)) from None
-    mech = _sampled_mechanism(inner, base_relation, ctx, event)
-    return [] if mech is None or count == 0 else [_Line(mech, count, scheme)]
+        scheme, inner = _scheme(event, ctx)
+        if scheme is None:
+            return []  # rate 0 or an empty sample: the output does not depend on the data
+        try:
+            _, base_relation = scheme.resolve(ctx.relation)
+        except UnsupportedCombinationError as exc:
+            raise _refuse(event, str(exc)) from None
+        mech = _sampled_mechanism(inner, base_relation, ctx, event)
+    except InvalidParameterError as exc:  # name the sampled event, not only its member
+        if exc.parameter not in ("replace_one_sensitivity", "dataset_size"):
+            raise
+        raise type(exc)(exc.parameter, exc.rule, exc.value,
+                        detail=f"needed for {_name(event)}") from None
+    return [] if mech is None else [_Line(mech, count, scheme)]
 
 
 def _scheme(event: Any, ctx: _Context) -> tuple[SamplingScheme | None, Any]:
@@ -615,7 +625,7 @@ class PrivampAccountant(privacy_accountant.PrivacyAccountant):
     def compose(self, event: Any, count: int = 1) -> PrivampAccountant:
         """Account ``count`` more compositions of ``event``; chainable (dp_accounting's API)."""
         _check_event(event)
-        count = check_int("count", count, "[0, inf)")
+        count = check_int("count", count, "[1, inf)")  # dp_accounting's ledger refuses 0
         try:
             return super().compose(event, count)
         except privacy_accountant.UnsupportedEventError as exc:
