@@ -148,6 +148,24 @@ def test_wor_is_above_opacus_rate_based_epsilon(dataset):
     assert opacus_rdp.get_epsilon(DELTA) < engine.epsilon_bracket(DELTA).lower
 
 
+def test_empty_poisson_batches_are_steps(dataset):
+    """A Poisson sampler's empty batches still reach the optimizer (noise only) and count."""
+    sampler = TorchBatchSampler(Poisson(0.002, n=N), steps=6, rng=0)
+    model, opt = _model_and_optimizer()
+    engine = PrivampPrivacyEngine()
+    model, opt, loader = engine.make_private(module=model, optimizer=opt,
+                                             data_loader=sampler.data_loader(dataset),
+                                             noise_multiplier=1.0, max_grad_norm=1.0)
+    sizes = []
+    for xb, yb in loader:
+        sizes.append(len(xb))
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(xb), yb, reduction="sum").backward()
+        opt.step()
+    assert 0 in sizes and len(engine.accountant) == 6
+    assert engine.epsilon_bracket(DELTA) == _reference(Poisson(0.002, n=N), 1.0, 6, 1.0)
+
+
 def test_opacus_poisson_loader_is_accounted_at_its_rate(dataset):
     """A plain DataLoader with Opacus's Poisson sampling: bound to Poisson(1/len(loader)), the
     rate Opacus's DPDataLoader draws at."""
