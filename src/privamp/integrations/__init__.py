@@ -1,5 +1,9 @@
-"""Adapters to other differential-privacy libraries (each needs its optional extra).
+"""Bridges to the libraries practitioners train with (each needs its optional extra).
 
-Import the submodule you need, e.g. ``privamp.integrations.dp_accounting``; importing
-``privamp`` or this package imports none of those libraries.
+* :mod:`privamp.integrations.opacus` — an Opacus accountant (and ``PrivacyEngine``) that accounts
+  for the sampler actually used (``pip install 'privamp[opacus]'``);
+* :mod:`privamp.integrations.dp_accounting` — dp_accounting's ``DpEvent`` conversion and a
+  ``PrivacyAccountant`` (``pip install 'privamp[dp_accounting]'``).
+
+Nothing is imported here: ``import privamp`` never imports torch, Opacus or dp_accounting.
 """
