@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_OUT ?= demo-output
 
-.PHONY: demo test lint clean bench
+.PHONY: demo test lint clean bench package-check oldest-deps
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,5 +65,31 @@ $(BENCH_VENV)/.installed-bench: pyproject.toml $(CONSTRAINTS) | $(BENCH_PY)
 bench: $(BENCH_VENV)/.installed-bench
 	BENCH_QUICK=$(BENCH_QUICK) $(BENCH_PY) benchmarks/bench_paths.py
 
+# the package as users get it: build the sdist and the wheel, install the wheel (not the
+# checkout) into a fresh virtualenv and run the command line and the library from it
+WHEEL_VENV := .venv-wheel
+package-check: $(VENV)/.installed-test
+	rm -rf dist $(WHEEL_VENV)
+	$(PY) -m pip install --quiet 'build>=1'
+	$(PY) -m build --sdist --wheel --outdir dist .
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet dist/privamp-*.whl
+	cd /tmp && $(CURDIR)/$(WHEEL_VENV)/bin/python $(CURDIR)/scripts/smoke_installed.py
+
+# the oldest NumPy the metadata admits (numpy>=2.0), with the oldest SciPy that runs on it, and
+# the core's tests (no extras)
+OLDEST_VENV := .venv-oldest
+OLDEST_TESTS := tests/test_pld.py tests/test_profiles.py tests/test_ledger.py \
+	tests/test_rdp_accountant.py tests/test_mechanisms.py tests/test_amplification.py \
+	tests/test_cli_accounting.py
+oldest-deps: pyproject.toml
+	test -x $(OLDEST_VENV)/bin/python || $(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet 'numpy==2.0.*' 'scipy==1.13.*' \
+		'pytest>=8,<10' 'pytest-xdist>=3.5,<4' 'hypothesis>=6.100,<7' 'mpmath>=1.3,<2'
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	$(OLDEST_VENV)/bin/python -c "import numpy, scipy; print('numpy', numpy.__version__, 'scipy', scipy.__version__)"
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(OLDEST_VENV)/bin/python -m pytest -q \
+		-n $(PYTEST_WORKERS) -p no:cacheprovider $(OLDEST_TESTS)
+
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(WHEEL_VENV) $(OLDEST_VENV) dist $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis

@@ -135,6 +135,8 @@ def check_real(name: str, value: Any, interval: str | Interval = "(-inf, inf)") 
     privamp.errors.InvalidParameterError: sigma must be a real number in (0, inf); got -1.0
     """
     iv = _as_interval(interval)
+    if type(value) is float and iv.contains_scalar(value):  # the common case, NaN excluded
+        return value
     rule = f"a real number in {iv}"
     if not _is_real_scalar(value):
         raise InvalidTypeError(name, rule, value)
@@ -207,6 +209,8 @@ def check_int(name: str, value: Any, interval: str | Interval = "[0, inf)") -> i
     10
     """
     iv = _as_interval(interval)
+    if type(value) is int and abs(value) < 2**53 and iv.contains_scalar(float(value)):
+        return value  # the common case (bool is not int by type)
     rule = f"an integer in {iv}"
     if isinstance(value, bool | np.bool_):
         raise InvalidTypeError(name, rule, value)

@@ -265,7 +265,8 @@ class Accountant:
         except TypeError:  # unhashable parts (arrays): the full path compares by value
             index, seen = None, None
         if index is not None:
-            self._counts[index] += check_int("count", count, "[1, inf)")
+            self._counts[index] += (count if type(count) is int and count >= 1
+                                    else check_int("count", count, "[1, inf)"))
             self._calls[index] += 1
             return self
         if not isinstance(mechanism, (Mechanism, PrivacyProfile)):
