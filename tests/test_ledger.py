@@ -285,3 +285,12 @@ def test_explain_names_every_segment_the_relation_and_the_backend(backend):
         checked += 1
     assert checked > 10
     assert "empty ledger" in Accountant(backend).explain()
+
+
+def test_identity_hashed_profiles_merge_without_piling_up():
+    """A loop building a new profile object every step: one line, and the fast-path map stays
+    bounded (it holds references)."""
+    acc = Accountant()
+    for _ in range(5000):
+        acc.step(GaussianProfile(2.0))
+    assert len(acc.events) == 1 and acc.steps == 5000 and len(acc._seen) <= 4096

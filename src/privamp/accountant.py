@@ -299,8 +299,7 @@ class Accountant:
             # count grows, so a loop of add(..., 1) costs what one add(..., T) costs
             self._counts[index] += count
             self._calls[index] += 1
-            if seen is not None:
-                self._seen[seen] = index
+            self._remember(seen, index)
             return self
         if self._events and event.effective_relation is not self.relation:
             raise UnsupportedCombinationError(
@@ -315,8 +314,7 @@ class Accountant:
                 f"{event.mechanism!r}" + ("" if scheme is None else f" on {scheme!r}")
                 + f": {reason}")
         self._lines[line] = len(self._events)
-        if seen is not None:
-            self._seen[seen] = len(self._events)
+        self._remember(seen, len(self._events))
         self._events.append(event)
         self._counts.append(count)
         self._calls.append(1)
@@ -324,6 +322,16 @@ class Accountant:
 
     compose = add
     step = add
+
+    def _remember(self, seen: tuple | None, index: int) -> None:
+        """Map the arguments of an add() to their line. Objects hashed by identity (profiles)
+        would pile up if a loop built a new one every step: the map is bounded, and clearing
+        it only sends later calls through the full path."""
+        if seen is None:
+            return
+        if len(self._seen) >= 4096:
+            self._seen.clear()
+        self._seen[seen] = index
 
     def supports(self, mechanism: Any, *, scheme: SamplingScheme | None = None,
                  relation: NeighbouringRelation | str | None = None,
