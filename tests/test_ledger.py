@@ -237,6 +237,18 @@ def test_tampered_states_are_refused_naming_the_field(mutate, where):
         Accountant.from_state_dict(state)
 
 
+def test_a_state_with_repeated_lines_merges_them_and_their_calls():
+    """Two equal lines in a (hand-written) state merge on load, counts and add() calls summed
+    into the line they merge into, not into the ledger's last line."""
+    acc = Accountant().add(GaussianMechanism(1.0), 3, scheme=Poisson(0.1))
+    acc.step(GaussianMechanism(1.0), scheme=Poisson(0.1))
+    acc.add(LaplaceMechanism(1.0), 2)
+    state = acc.state_dict()
+    state["events"].append(dict(state["events"][0]))
+    again = Accountant.from_state_dict(state)
+    assert [e.count for e in again.events] == [8, 2] and again._calls == [4, 1]
+
+
 def test_a_state_with_mixed_relations_is_refused():
     state = Accountant().add(GaussianMechanism(1.0), 3, scheme=Poisson(0.1)).state_dict()
     other = Accountant().add(GaussianMechanism(1.0, relation="substitute"), 2).state_dict()

@@ -242,6 +242,7 @@ class Accountant:
         self._calls: list[int] = []
         self._lines: dict[tuple, int] = {}  # (kind, label) -> line
         self._seen: dict[tuple, int] = {}  # the add() arguments as given -> line (fast path)
+        self._last_line = -1  # the line the last add() went to
         self._own_cache = None  # the private memo of queries when no cache is given
         #: details of the last computation (grid, orientation, FFT sizes, seconds)
         self.details: dict = {}
@@ -268,6 +269,7 @@ class Accountant:
             self._counts[index] += (count if type(count) is int and count >= 1
                                     else check_int("count", count, "[1, inf)"))
             self._calls[index] += 1
+            self._last_line = index
             return self
         if not isinstance(mechanism, (Mechanism, PrivacyProfile)):
             raise InvalidTypeError("mechanism", "a Mechanism or a PrivacyProfile", mechanism)
@@ -300,6 +302,7 @@ class Accountant:
             self._counts[index] += count
             self._calls[index] += 1
             self._remember(seen, index)
+            self._last_line = index
             return self
         if self._events and event.effective_relation is not self.relation:
             raise UnsupportedCombinationError(
@@ -318,6 +321,7 @@ class Accountant:
         self._events.append(event)
         self._counts.append(count)
         self._calls.append(1)
+        self._last_line = len(self._events) - 1
         return self
 
     compose = add
@@ -506,7 +510,8 @@ class Accountant:
                     relation=line.get("relation"), group_privacy=line.get("group_privacy"),
                     label=line.get("label", ""))
             calls = check_int(f"{where}.calls", line.get("calls", 1), "[1, inf)")
-            acc._calls[-1] += calls - 1
+            # the line this add() went to: the last one, or an earlier equal line it merged into
+            acc._calls[acc._last_line] += calls - 1
         return acc
 
     def save(self, path: Any) -> None:
