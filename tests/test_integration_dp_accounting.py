@@ -108,8 +108,8 @@ def test_agrees_with_dp_accounting_pld(case):
         eps = theirs.get_epsilon(delta)
         assert bracket.lower - tol <= eps <= bracket.upper + tol, (delta, bracket, eps, tol)
         assert ours.get_epsilon(delta) == bracket.upper
-    # the bracket is certified: δ at the reported ε is at most δ (lower end of its bracket)
-    assert ours.delta_bracket(bracket.upper).lower <= delta * (1 + 1e-9)
+        # the bracket is certified: δ at the reported ε is at most δ (lower end of its bracket)
+        assert ours.delta_bracket(bracket.upper).lower <= delta * (1 + 1e-9)
 
 
 # every (n, rate, z), with 100 and 1000 steps alternating over them (each z meets both)
@@ -177,6 +177,7 @@ def test_randomized_response_profile(p, k):
             exact = max(mpmath.mpf(0), a - mpmath.exp(eps) * b)
             got = float(profile.delta(eps))
             assert got >= exact * (1 - 1e-15)
+            assert got >= exact  # never below, not even by a rounding
             assert got <= exact + 1e-12 * max(1, exact)
 
 
@@ -393,3 +394,23 @@ def test_example_runs():
     assert r.returncode == 0, r.stderr
     assert "Poisson, add/remove" in r.stdout and "refused" in r.stdout
     assert "PrivampAccountant" in r.stdout
+
+
+@pytest.mark.parametrize("zs", [[1e-160, 1e-160], [1e160, 3e159], [1e-200, 1.0, 1e200],
+                                [0.5, 0.7, 3.0]])
+def test_gaussians_on_one_sample_merge_safely_at_extreme_noise(zs):
+    """1/sqrt(Σ 1/zᵢ²) without squares that overflow or underflow: never above the exact value
+    (mpmath), within 1e-14 of it."""
+    event = E.PoissonSampledDpEvent(0.01, E.ComposedDpEvent([E.GaussianDpEvent(z) for z in zs]))
+    z = from_dp_event(event).events[0].mechanism.sigma
+    with mpmath.workdps(50):
+        exact = 1 / mpmath.sqrt(mpmath.fsum(1 / mpmath.mpf(x) ** 2 for x in zs))
+        assert z <= exact and (exact - z) / exact < 1e-14
+
+
+def test_gaussians_merging_beyond_doubles_are_refused_by_name():
+    event = E.PoissonSampledDpEvent(0.01, E.ComposedDpEvent([E.GaussianDpEvent(1e-320),
+                                                             E.GaussianDpEvent(1.0)]))
+    with pytest.raises(UnsupportedCombinationError, match="PoissonSampledDpEvent"):
+        from_dp_event(event)
+    assert not PrivampAccountant().supports(event)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ from privamp.integrations.opacus import (
     scheme_from_state,
     scheme_state,
 )
-from privamp.relations import clipped_sum_sensitivity
+from privamp.relations import NeighbouringRelation, clipped_sum_sensitivity
 from privamp.sampling import (
     SCHEMES,
     MustOW,
@@ -77,7 +78,9 @@ def _reference(scheme, z, steps, clip, delta=DELTA, lower=True):
     """privamp's Accountant for `steps` DP-SGD steps on `scheme`: noise z·C on a clipped sum of
     sensitivity C (add/remove) or 2C (substitution), with the clip norm C as given."""
     _, base = scheme.resolve()
-    sens = clipped_sum_sensitivity(clip, base)
+    # the convention written out here, independently of the module (which calls
+    # clipped_sum_sensitivity): C under add/remove, 2C under substitution
+    sens = clip if base is NeighbouringRelation.ADD_REMOVE else 2.0 * clip
     mech = GaussianMechanism(z * clip, sens, base)
     return Accountant().add(mech, steps, scheme=scheme).epsilon(delta, lower=lower)
 
@@ -363,6 +366,9 @@ def test_engine_refusals_name_the_parameter(dataset):
         (dict(data_loader=plain, scheme=WithoutReplacement(N, 20), poisson_sampling=True),
          "poisson_sampling"),
         (dict(data_loader=plain, scheme="wor"), "scheme"),
+        # the plain loader's own batches accounted as Poisson: refused
+        (dict(data_loader=plain, scheme=Poisson(20 / N), poisson_sampling=False),
+         "poisson_sampling"),
     ]
     for kwargs, param in cases:
         model, opt = _model_and_optimizer()
@@ -385,7 +391,12 @@ def test_accountant_refusals_name_the_parameter():
     with pytest.raises(InvalidParameterError) as info:  # Opacus may draw at the larger rate
         acc.step(noise_multiplier=1.0, sample_rate=gamma * (1 + 1e-6))
     assert info.value.parameter == "sample_rate"
-    acc.step(noise_multiplier=1.0, sample_rate=gamma)  # equal: accepted silently
+    with pytest.raises(InvalidParameterError) as info:  # a rounding above is above too
+        acc.step(noise_multiplier=1.0, sample_rate=gamma * (1 + 1e-12))
+    assert info.value.parameter == "sample_rate"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        acc.step(noise_multiplier=1.0, sample_rate=gamma)  # equal: accepted silently
     with pytest.warns(UserWarning, match="below the bound scheme's rate"):
         acc.step(noise_multiplier=1.0, sample_rate=gamma * (1 - 1e-6))
     assert len(acc) == 2

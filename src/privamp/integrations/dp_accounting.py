@@ -457,15 +457,32 @@ def _sampled_mechanism(inner: Any, relation: NeighbouringRelation, ctx: _Context
     if any(z == 0 for z, _ in terms):
         raise _NonPrivate(event, "a Gaussian event with noise_multiplier 0")
     # Dong, Roth, Su 2022, Corollary 3.3: Gaussians with θᵢ = Δ/zᵢ on the same sample compose to
-    # the Gaussian mechanism with θ² = Σ cᵢ θᵢ², i.e. noise multiplier 1/sqrt(Σ cᵢ/zᵢ²). Each
-    # term is two roundings, fsum one, sqrt and the division one each (< 5 ulp in all): the
-    # result is lowered by 8 ulp, and a smaller noise multiplier is never more private.
+    # the Gaussian mechanism with θ² = Σ cᵢ θᵢ², i.e. noise multiplier 1/sqrt(Σ cᵢ/zᵢ²). The
+    # θᵢ are scaled by their largest, m, so that no square overflows or underflows (noise
+    # multipliers of 1e-160 or 1e160): z = 1/(m·sqrt(Σ cᵢ (θᵢ/m)²)). Eight roundings of at most
+    # half an ulp each (θᵢ, the ratio, its square, the product, fsum, sqrt, m·, 1/): the result
+    # is lowered by 16 ulp, and a smaller noise multiplier is never more private.
     if len(terms) == 1 and terms[0][1] == 1:
         z = terms[0][0]
     else:
-        z = down_ulps(1.0 / math.sqrt(math.fsum(c / (zi * zi) for zi, c in terms)), 8)
+        z = _merged_noise_multiplier(event, terms)
     return GaussianMechanism(sigma=z, sensitivity=ctx.sensitivity(relation, inner),
                              relation=relation)
+
+
+def _merged_noise_multiplier(event: Any, terms: list[tuple[float, int]]) -> float:
+    """1/sqrt(Σ cᵢ/zᵢ²), rounded down (see the caller), or the event refused by name when no
+    double holds it."""
+    thetas = [(1.0 / zi, c) for zi, c in terms]  # Python floats: inf on overflow
+    m = max(t for t, _ in thetas)
+    z = 0.0
+    if math.isfinite(m) and m > 0:
+        total = math.fsum(c * (t / m) ** 2 for t, c in thetas)
+        z = down_ulps(1.0 / (m * math.sqrt(total)), 16)
+    if not (math.isfinite(z) and z > 0):
+        raise _refuse(event, "its Gaussian noise multipliers compose to one outside the range "
+                      "of double-precision numbers")
+    return z
 
 
 def _lines_leaf(inner: Any, relation: NeighbouringRelation, ctx: _Context) -> Any:
@@ -591,7 +608,6 @@ class PrivampAccountant(privacy_accountant.PrivacyAccountant):
             raise InvalidParameterError("backend", "'pld' or 'rdp'", backend.value)
         super().__init__(neighboring_relation)
         self._accountant = Accountant(backend, **accountant_options)
-        self._options = accountant_options
         self._non_private = False
 
     @property

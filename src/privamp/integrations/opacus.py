@@ -91,6 +91,7 @@ try:
     from opacus import PrivacyEngine
     from opacus.accountants import IAccountant
     from opacus.accountants.registry import _ACCOUNTANTS, register_accountant
+    from opacus.data_loader import DPDataLoader
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("opacus", "opacus") from exc
 
@@ -317,7 +318,7 @@ class PrivampAccountant(IAccountant):
         if self._sampler is not None:
             self._check_sampler_step(rate)
         elif isinstance(scheme, Poisson):
-            if rate > scheme.rate * (1 + _RATE_RTOL):
+            if rate > scheme.rate:  # exactly: any larger rate could be the one drawn at
                 raise InvalidParameterError(
                     "sample_rate", f"at most the bound scheme's rate {scheme.rate!r} (Opacus "
                     "reports this rate because its loader may draw at it: accounting at the "
@@ -602,6 +603,14 @@ class PrivampPrivacyEngine(PrivacyEngine):
             if not isinstance(scheme, SamplingScheme):
                 raise InvalidTypeError("scheme", "a privamp SamplingScheme", scheme)
             if isinstance(scheme, Poisson):
+                if poisson_sampling is False and not isinstance(data_loader, DPDataLoader):
+                    # the batches would be the plain loader's own (sequential or shuffled,
+                    # fixed-size), accounted as Poisson: no step check could catch it
+                    raise InvalidParameterError(
+                        "poisson_sampling", f"True or omitted with the scheme {scheme!r} on a "
+                        "plain DataLoader (False keeps the loader's own batches, which are not "
+                        "Poisson samples; or build the loader on a TorchBatchSampler)",
+                        poisson_sampling)
                 return scheme, True if poisson_sampling is None else bool(poisson_sampling)
             if poisson_sampling:
                 raise InvalidParameterError(
