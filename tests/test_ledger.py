@@ -229,6 +229,8 @@ def test_state_dict_refuses_what_it_cannot_write_by_name():
     (lambda s: s["events"][0]["scheme"]["args"].update(rate=2.0), "rate"),
     (lambda s: s["events"][0]["scheme"].update(kind="shuffle"), r"state.events\[0\].scheme.kind"),
     (lambda s: s["events"][0]["mechanism"]["fields"].update(relation="substitute"), "relation"),
+    (lambda s: s["events"][0]["scheme"]["args"].update(bound="x"),
+     r"state.events\[0\].scheme.bound"),
 ])
 def test_tampered_states_are_refused_naming_the_field(mutate, where):
     state = Accountant().add(GaussianMechanism(1.0), 3, scheme=Poisson(0.1)).state_dict()

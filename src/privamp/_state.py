@@ -122,5 +122,11 @@ def decode_scheme(data: Any, where: str) -> Any:
     if data["kind"] not in SCHEMES:
         raise InvalidParameterError(f"{where}.kind", "a registered scheme ("
                                     + ", ".join(SCHEMES) + ")", data["kind"])
+    cls = SCHEMES[data["kind"]]
+    allowed = _scheme_arguments(cls)
+    for key in data["args"]:
+        if key not in allowed:
+            raise InvalidParameterError(f"{where}.{key}", f"an argument of the {data['kind']!r} "
+                                        f"scheme ({', '.join(allowed)})", data["args"][key])
     args = {k: decode_value(v, f"{where}.{k}") for k, v in data["args"].items()}
-    return SCHEMES[data["kind"]](**args)
+    return cls(**args)

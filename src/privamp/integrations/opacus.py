@@ -95,12 +95,13 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("opacus", "opacus") from exc
 
+from .._state import decode_scheme, encode_scheme
 from .._validation import check_int, check_real
 from ..applications.torch_sampler import TorchBatchSampler
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
 from ..relations import NeighbouringRelation, clipped_sum_sensitivity
 from ..results import Bracket
-from ..sampling.schemes import SCHEMES, Poisson, SamplingScheme, StageChain
+from ..sampling.schemes import SCHEMES, Poisson, SamplingScheme
 
 __all__ = ["PrivampAccountant", "PrivampPrivacyEngine", "calibrate_noise_multiplier",
            "scheme_from_state", "scheme_state"]
@@ -118,9 +119,10 @@ _RATE_RTOL = 1e-9
 
 
 def scheme_state(scheme: SamplingScheme) -> dict[str, Any]:
-    """``scheme`` as plain data (``{"scheme": kind, <parameter>: value, ...}``, the stages of a
-    general chain as lists): what :meth:`PrivampAccountant.state_dict` stores, inverted by
-    :func:`scheme_from_state`.
+    """``scheme`` as plain data (``{"scheme": kind, <argument>: value, ...}``, arguments at
+    their defaults left out): what :meth:`PrivampAccountant.state_dict` stores, inverted by
+    :func:`scheme_from_state`. The encoding is the accountant's own
+    (:func:`privamp._state.encode_scheme`), flattened.
 
     >>> from privamp.sampling import MustOW
     >>> scheme_state(MustOW(1000, 50, 20))
@@ -128,29 +130,23 @@ def scheme_state(scheme: SamplingScheme) -> dict[str, Any]:
     """
     if not isinstance(scheme, SamplingScheme):
         raise InvalidTypeError("scheme", "a privamp SamplingScheme", scheme)
-    out = dict(scheme.describe())
-    bound = getattr(scheme, "bound", None)
-    if bound is not None and bound != "proved":
-        out["bound"] = bound
-    return out
+    data = encode_scheme(scheme, "scheme")
+    args = {k: v for k, v in data["args"].items()
+            if v is not None and not (k == "bound" and v == "proved")}
+    return {"scheme": data["kind"], **args}
 
 
 def scheme_from_state(state: Any) -> SamplingScheme:
-    """The scheme :func:`scheme_state` described (refuses an unknown kind, naming it)."""
+    """The scheme :func:`scheme_state` described (refuses an unknown kind or argument, naming
+    it)."""
     if not isinstance(state, dict) or "scheme" not in state:
         raise InvalidParameterError("scheme", "a dict with a 'scheme' key (scheme_state's form)",
                                     state)
     values = dict(state)
     kind = values.pop("scheme")
-    if kind == StageChain.kind and "stages" in values:
-        return StageChain(values["n"], [tuple(s) for s in values["stages"]])
     if kind not in SCHEMES:
         raise InvalidParameterError("scheme", "one of " + ", ".join(sorted(SCHEMES)), kind)
-    bound = values.pop("bound", None)
-    scheme = SCHEMES[kind].from_params(**values)
-    if bound is not None:
-        scheme = type(scheme)(scheme.n, scheme.b, scheme.m, bound=bound)
-    return scheme
+    return decode_scheme({"kind": kind, "args": values}, "scheme")
 
 
 def _resolve_source(source: Any) -> tuple[TorchBatchSampler | None, SamplingScheme]:
