@@ -102,7 +102,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise MissingDependencyError("dp_accounting", "dp_accounting") from exc
 
 from .._numerics import down_ulps, mul_up, up_ulps
-from .._validation import check_int, check_real
+from .._validation import check_int, check_optional_real, check_real
 from ..accountant import Accountant, Backend
 from ..errors import (
     InvalidParameterError,
@@ -199,8 +199,8 @@ class _Context:
 
     @classmethod
     def build(cls, neighboring_relation, replace_one_sensitivity, dataset_size) -> _Context:
-        sens = (None if replace_one_sensitivity is None
-                else check_real("replace_one_sensitivity", replace_one_sensitivity, "(0, inf)"))
+        sens = check_optional_real("replace_one_sensitivity", replace_one_sensitivity,
+                                   "(0, inf)")
         n = None if dataset_size is None else check_int("dataset_size", dataset_size,
                                                         "[1, inf)")
         return cls(relation_of(neighboring_relation), sens, n)
@@ -672,6 +672,9 @@ class PrivampAccountant(privacy_accountant.PrivacyAccountant):
 
     def get_epsilon(self, target_delta: float) -> float:
         """The certified upper end of ε(``target_delta``) (∞ after a non-private event)."""
+        if self._non_private:  # no need to compose the rest for its lower end
+            check_real("target_delta", target_delta, "(0, 1]")
+            return 0.0 if target_delta == 1.0 else math.inf
         return self.epsilon_bracket(target_delta).upper
 
     def get_delta(self, target_epsilon: float) -> float:

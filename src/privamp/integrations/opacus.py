@@ -412,6 +412,7 @@ class PrivampAccountant(IAccountant):
             return Bracket(0.0, 0.0)  # nothing released: ε = 0 exactly
         key = (tuple(self.history), delta, lower)
         if key not in self._cache:
+            self._cache.clear()  # only the last query is kept: the history only grows
             self._cache[key] = self.ledger().epsilon(delta, lower=lower)
         return self._cache[key]
 
