@@ -356,15 +356,17 @@ class PrivampAccountant(IAccountant):
                 raise UnsupportedCombinationError(
                     f"the optimizer step covers {accumulated} accumulated batches under one "
                     "noise draw; the accounting of a sampling scheme is per drawn batch (draw "
-                    "larger batches instead, or use Opacus's BatchMemoryManager)")
+                    "larger batches instead; Opacus's BatchMemoryManager splits a Poisson "
+                    "batch correctly, but not yet a fixed-size one for this accountant)")
             m = self._scheme.fixed_size if self._scheme is not None else None
             if m is not None:
                 rows = _batch_rows(optim)
                 if rows is not None and rows != m:
                     raise InvalidParameterError(
                         "batch size", f"the bound scheme's fixed size m = {m} (the optimizer "
-                        f"received a batch not drawn by {self._scheme!r}; Opacus's "
-                        "poisson_sampling=True replaces the loader's batches)", rows)
+                        f"received a batch of another size: Opacus's poisson_sampling=True "
+                        "replaces the loader's batches, and BatchMemoryManager splits them "
+                        "into physical batches, which this check cannot tell apart)", rows)
             self.step(noise_multiplier=optim.noise_multiplier, sample_rate=sample_rate)
 
         return hook_fn
