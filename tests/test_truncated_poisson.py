@@ -420,3 +420,42 @@ def test_sampler_rejects_bad_input(kwargs, name):
     with pytest.raises(InvalidParameterError) as err:
         draw_truncated_poisson(**args)
     assert err.value.parameter == name
+
+
+def _gaussian_delta(theta, eps):
+    """Balle–Wang profile of the Gaussian mechanism, written from the formula (SciPy's Φ)."""
+    return (special.ndtr(-eps / theta + theta / 2)
+            - np.exp(eps) * special.ndtr(-eps / theta - theta / 2))
+
+
+def _unbinned_mixture(theta, n, rate, max_batch, eps):
+    """``Σ_J P(J) f_J(α)`` with one η_J = qB/(J + 1) per J (no bins), ε ≥ 0, the Poisson part
+    from :class:`PoissonGaussianCurve`'s remove orientation and the substitution part from the
+    formula ``η δ_{2θ}(log(1 + (α − 1)/η))``; the weights from mpmath."""
+    mpmath.mp.dps = 30
+    total = np.zeros(eps.shape)
+    pois = np.exp(PoissonGaussianCurve(theta, rate, "remove").log_upper(eps))
+    for j in range(n):
+        w = float(mpmath.binomial(n - 1, j) * mpmath.mpf(rate) ** j
+                  * (1 - mpmath.mpf(rate)) ** (n - 1 - j))
+        if j < max_batch:
+            total += w * pois
+        else:
+            eta = rate * max_batch / (j + 1)
+            total += w * eta * _gaussian_delta(2 * theta, np.log1p(np.expm1(eps) / eta))
+    return total
+
+
+@pytest.mark.parametrize(("n", "rate", "max_batch"), [(200, 0.5, 60), (300, 0.2, 50),
+                                                       (120, 0.9, 100)])
+def test_bins_bound_the_unbinned_mixture(n, rate, max_batch):
+    """With more values of J ≥ B than bins, the binned curve is above the mixture with one η
+    per J (a second, direct implementation), and not far above it (η varies little per bin)."""
+    theta = 0.8
+    curves = truncated_poisson_curves(theta, n, rate, max_batch)
+    eps = np.linspace(0.0, 6.0, 25)
+    ref = _unbinned_mixture(theta, n, rate, max_batch, eps)
+    up = np.exp(curves["remove"].log_upper(eps))
+    assert np.all(ref <= up * (1 + 1e-9))
+    assert np.all(up <= ref * 1.05)
+    assert len(curves["remove"].components) <= 30

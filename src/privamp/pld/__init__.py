@@ -10,7 +10,10 @@ certified ε/δ engine behind the ``pld`` accountant backend, and the Fourier ac
 * :mod:`~privamp.pld.builders` — the curves of a (mechanism, scheme, relation) event;
 * :mod:`~privamp.pld.fourier` — the Koskela et al. Fourier accountant (MUST Algorithm 1), for
   comparison;
-* :mod:`~privamp.pld.mixture` — the MUST paper's mixture-of-Gaussians PLDs it composes.
+* :mod:`~privamp.pld.mixture` — the MUST paper's mixture-of-Gaussians PLDs it composes;
+* :mod:`~privamp.pld.mixture_curve` — the curve of a disjoint-union mixture of pairs;
+* :mod:`~privamp.pld.truncated` — truncated Poisson subsampling of the Gaussian (certified
+  curves, fixed-shape sampler).
 """
 
 from .builders import pair_curves
