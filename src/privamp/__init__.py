@@ -74,6 +74,9 @@ _LAZY = {
     "MustWO": "privamp.sampling",
     "MustWW": "privamp.sampling",
     "StageChain": "privamp.sampling",
+    "RandomAllocation": "privamp.sampling",
+    "Shuffle": "privamp.sampling",
+    "TruncatedPoisson": "privamp.sampling",
 }
 
 
@@ -129,10 +132,13 @@ __all__ = [
     "PrivampError",
     "RandomizedMembershipMechanism",
     "RandomizedResponse",
+    "RandomAllocation",
     "RandomizedResponseProfile",
     "Relation",
+    "Shuffle",
     "StageChain",
     "TabulatedProfile",
+    "TruncatedPoisson",
     "UnsupportedCombinationError",
     "WithReplacement",
     "WithoutReplacement",

@@ -422,6 +422,11 @@ class Accountant:
         for ev in self._events:
             if not isinstance(ev.mechanism, Mechanism) or not ev.mechanism.exact_pair:
                 return "bound"
+            if getattr(ev.scheme, "pld_only", False):
+                # the batch samplers know whether their lower events bound the mechanism
+                if not ev.scheme.exact_pair:
+                    return "bound"
+                continue
             rel = None if ev.scheme is None else ev.effective_relation
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
@@ -643,30 +648,63 @@ class PldBackend(AccountingBackend):
 
     name = Backend.PLD
 
+    def supports(self, event, ledger=()):
+        scheme = event.scheme
+        if getattr(scheme, "pld_only", False):
+            if event.group_privacy is not None:
+                return f"group privacy does not apply to {scheme!r} (a record is in one batch)"
+            return scheme.check_mechanism(event.mechanism, event.effective_relation)
+        return None
+
     @staticmethod
-    def events(acc: Accountant):
+    def events(acc: Accountant, lower_side: bool = False):
+        """The engine's events; with ``lower_side``, the events whose composed lower end bounds
+        the mechanism where a batch sampler has its own (shuffling), ``None`` if none has."""
         from .pld.engine import PldEvent
 
         curves = acc.query_cache.pair_curves
-        return [PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
-                         ev.count, ev.label) for ev in acc.segments]
+        out = []
+        own_lower = False
+        for ev in acc.segments:
+            if getattr(ev.scheme, "pld_only", False):
+                low = ev.scheme.pld_lower_events(ev.mechanism, ev.count, ev.label) \
+                    if lower_side else None
+                own_lower |= low is not None
+                out.extend(low if low is not None
+                           else ev.scheme.pld_events(ev.mechanism, ev.count, ev.label))
+                continue
+            out.append(PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
+                                ev.count, ev.label))
+        return out if own_lower or not lower_side else None
 
     def epsilon(self, acc, delta, lower):
         from .pld.engine import pld_epsilon
 
-        res = pld_epsilon(self.events(acc), delta, eps_error=acc.eps_error,
-                          upper_error=acc.upper_error, grid_step=acc.grid_step, lower=lower,
-                          cache=acc.query_cache, shared_grid=acc.shared_grid)
+        kw = dict(eps_error=acc.eps_error, upper_error=acc.upper_error,
+                  grid_step=acc.grid_step, cache=acc.query_cache, shared_grid=acc.shared_grid)
+        low_events = self.events(acc, lower_side=True) if lower else None
+        res = pld_epsilon(self.events(acc), delta, lower=lower and low_events is None, **kw)
         _record(acc, res)
-        return res.bracket
+        if low_events is None:
+            return res.bracket
+        # the upper end from the certified upper pairs, the lower end from the pairs that bound
+        # the mechanism from below (shuffling: Chua et al.'s construction)
+        low = pld_epsilon(low_events, delta, lower=True, **kw)
+        acc.details["lower_from"] = "the best known lower bound's pairs"
+        return Bracket(min(low.bracket.lower, res.bracket.upper), res.bracket.upper)
 
     def delta(self, acc, eps):
         from .pld.engine import pld_delta
 
-        res = pld_delta(self.events(acc), eps, delta_error=acc.delta_error,
-                        grid_step=acc.grid_step, cache=acc.query_cache)
+        kw = dict(delta_error=acc.delta_error, grid_step=acc.grid_step, cache=acc.query_cache)
+        res = pld_delta(self.events(acc), eps, **kw)
         _record(acc, res)
-        return res.bracket
+        low_events = self.events(acc, lower_side=True)
+        if low_events is None:
+            return res.bracket
+        low = pld_delta(low_events, eps, **kw)
+        acc.details["lower_from"] = "the best known lower bound's pairs"
+        return Bracket(min(low.bracket.lower, res.bracket.upper), res.bracket.upper)
 
 
 def _record(acc: Accountant, res) -> None:
@@ -694,6 +732,10 @@ class RdpBackend(AccountingBackend):
 
     def supports(self, event, ledger=()):
         from .rdp.sources import check_source
+
+        if getattr(event.scheme, "pld_only", False):
+            return (f"{event.scheme!r} ties its steps together and is accounted by the 'pld' "
+                    "backend only")
 
         kind = event.kind
         if kind in self._checked:
@@ -775,6 +817,9 @@ class FourierBackend(AccountingBackend):
         # one kind of event, compared by value; the relation and the group privacy change the
         # pair curves, so they are part of it (ignoring group privacy under-reported δ for
         # mixed white-box and black-box WR steps)
+        if getattr(event.scheme, "pld_only", False):
+            return (f"{event.scheme!r} ties its steps together and is accounted by the 'pld' "
+                    "backend only")
         if ledger and event.kind != ledger[0].kind:
             return ("the Fourier accountant composes one kind of event (Koskela et al.; MUST "
                     "Algorithm 1); use the 'pld' backend for heterogeneous compositions")

@@ -68,6 +68,8 @@ def exact_epsilon(mech, scheme, relation, steps, delta):
         pair = ref.rr_pair(ref.mpmath.log(ref.mpmath.mpf(mech.p) / (1 - ref.mpmath.mpf(mech.p))))
         pairs = {"pair": pair} if scheme is None else ref.poisson_pairs(pair, scheme.rate)
         return ref.binary_composition_epsilon(pairs, steps, delta)
+    if getattr(scheme, "pld_only", False):
+        return None   # the batch samplers: no per-step profile formula (their own tests)
     if steps == 1:
         profile_is_curve = not (scheme is not None and scheme.kind == "poisson"
                                 and relation.value == "substitute")

@@ -39,7 +39,10 @@ OPTION_NAMES = {
     "p": "--rr-p",
     "eps": "--eps",
     "relation": "--relation",
-    "k": "--group-size",
+    "k": "--k",
+    "t": "--t",
+    "max_batch": "--max-batch",
+    "order": "--order",
     "group_privacy": "--group-privacy",
     "eps_min": "--eps-min",
     "eps_max": "--eps-max",
@@ -191,6 +194,9 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
     for param in SCHEME_PARAMS:
         g.add_argument(param.flag, type=int_in(param.interval) if param.integer else float,
                        help=param.help)
+    g.add_argument("--order", choices=("reshuffle", "persistent"), default=None,
+                   help="shuffle: a fresh permutation every epoch (reshuffle, default) or one "
+                        "permutation reused (persistent)")
     g.add_argument("--group-privacy", choices=("white-box", "black-box"), default=None,
                    dest="group_privacy",
                    help="how group profiles are obtained (default: white-box where available); "
@@ -246,10 +252,12 @@ def build_scheme(args: argparse.Namespace):
     if kind == "none":
         return None
     cls = SCHEMES[kind]
+    defaults = {p.name for p in cls.params if p.default is not None}
     for name in cls.reads():
-        if getattr(args, name) is None:
-            raise CliError(f"--{name} is required with --sampling {kind}")
-    return cls.from_params(**{p.name: getattr(args, p.name, None) for p in cls.params})
+        if getattr(args, name) is None and name not in defaults:
+            raise CliError(f"{_flag(name)} is required with --sampling {kind}")
+    extra = {"order": args.order} if getattr(args, "order", None) is not None else {}
+    return cls.from_params(**{p.name: getattr(args, p.name, None) for p in cls.params}, **extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,6 +331,9 @@ def check_applicable(args: argparse.Namespace) -> None:
                            f"{_flags(reads)}"
                            + ("; --n only under --relation substitute" if name == "n"
                               and "poisson" in kinds and "rate" in reads else "") + ")")
+    if getattr(args, "order", None) is not None and "shuffle" not in kinds:
+        raise CliError(f"--order does not apply to --{option} {' '.join(kinds)} (it is the "
+                       "epoch order of --sampling shuffle)")
     if getattr(args, "group_privacy", None) is not None:
         several = any(k == "wr" or k.startswith("must") for k in kinds)
         groups = kinds == ["none"] and getattr(args, "group_size", 1) != 1

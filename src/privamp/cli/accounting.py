@@ -191,8 +191,11 @@ def _accountant(args, mech, scheme, outer, steps):
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
-    return {"accountant": args.accountant, "certified": acc.certified,
-            "lower_end_of": acc.lower_end_of,
+    out = {"accountant": args.accountant, "certified": acc.certified,
+           "lower_end_of": acc.lower_end_of}
+    if getattr(scheme, "pld_only", False):
+        out["accounted"] = scheme.describe_accounting()
+    return {**out,
             "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
             "details": acc.details}
@@ -230,8 +233,13 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
     kind = "certified upper" if acc.certified else "estimate, not proved"
     print(table([given, f"{answer} ({kind})", "lower end of bracket"],
                 [[num(value), num_up(bracket.upper), low]]))
+    if getattr(scheme, "pld_only", False):
+        print(f"accounted: {scheme.describe_accounting()}")
     if note:
         print(note)
+    elif acc.details.get("lower_from"):
+        print("(the lower end is the best known lower bound on the mechanism's epsilon: no "
+              "amplification upper bound is known for this sampler)")
     elif bracket.lower is not None and acc.lower_end_of == "bound":
         print("(the lower end is that of composing the amplification theorem's bound; the "
               "mechanism's own epsilon may be lower)")

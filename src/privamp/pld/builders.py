@@ -25,11 +25,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._rules import ANY, RuleTable
-from ..errors import InvalidTypeError
+from ..errors import InvalidTypeError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
 from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
+from ..sampling.rounds import _BatchedScheme
 from ..sampling.schemes import Poisson, SamplingScheme
 from .curves import PairCurve, PoissonGaussianCurve, PoissonPairCurve, ProfileCurve
 
@@ -112,6 +113,16 @@ def poisson_pair(source, scheme, relation, group_privacy):
         return amplified(source, scheme, relation, group_privacy)
     base = ProfileCurve(_profile(source))
     return {o: PoissonPairCurve(base, scheme.rate, o) for o in ("remove", "add")}
+
+
+@PAIR_RULES.rule(scheme=_BatchedScheme, source=_SOURCES)
+def batched(source, scheme, relation, group_privacy):
+    """Random allocation, shuffling and truncated Poisson: the sampler's own pair of a round
+    (:mod:`privamp.sampling.rounds`), composed over rounds; the Gaussian only."""
+    reason = scheme.check_mechanism(source, relation)
+    if reason is not None:
+        raise UnsupportedCombinationError(reason)
+    return scheme.pld_events(source, scheme.steps_per_round)[0].curves
 
 
 @PAIR_RULES.rule(scheme=ANY, source=_SOURCES)

@@ -1,6 +1,7 @@
 """Subsampling schemes, their samplers and the multiplicity law of a record."""
 
 from .multiplicity import MultiplicityPmf
+from .rounds import RandomAllocation, Shuffle, TruncatedPoisson
 from .schemes import (
     SCHEMES,
     MustOW,
@@ -29,10 +30,13 @@ __all__ = [
     "MustWO",
     "MustWW",
     "Poisson",
+    "RandomAllocation",
     "SamplingScheme",
+    "Shuffle",
     "Stage",
     "StageChain",
     "Subsample",
+    "TruncatedPoisson",
     "WithReplacement",
     "WithoutReplacement",
     "WorStage",

@@ -1,0 +1,475 @@
+"""Random allocation (balls-in-bins): the exact dominating pair of one round, certified.
+
+**The scheme.** Each record is used in exactly k of t steps, the k steps chosen uniformly; every
+step releases a Gaussian (or another mechanism) on the records allocated to it. k = 1 is
+balls-in-bins: the data are cut into t batches by throwing every record into a uniformly random
+bin. A *round* is one pass of t steps; rounds compose (several epochs). Analysed under add/remove
+(Feldman & Shenfeld 2025, "Privacy amplification by random allocation", arXiv 2502.08202; and
+"Efficient privacy loss accounting for subsampling and random allocation", arXiv 2602.17284).
+
+**The pair of one round, k = 1.** With (P, Q) the dominating pair of one step (the step's output
+with the record against without it; for the Gaussian with θ = Δ/σ, P = N(θ, 1), Q = N(0, 1)),
+one round is dominated by
+
+    P_t = (1/t) Σ_i Q ⊗ … ⊗ P (at step i) ⊗ … ⊗ Q      against      Q_t = Q^{⊗t}
+
+(Feldman & Shenfeld 2025: the worst case puts the other records' contributions where they
+cancel; the *remove* orientation is (P_t, Q_t), the *add* orientation (Q_t, P_t)). Its likelihood
+ratio is the **mean** R = (1/t) Σ_i Y_i of t independent copies of the step's likelihood ratio
+Y = dP/dQ under Q (for the Gaussian, Y = exp(θZ − θ²/2) with Z standard normal), so both
+orientations are functionals of the law of R under Q:
+
+    D_α(P_t ‖ Q_t) = E[(R − α)₊]        D_α(Q_t ‖ P_t) = E[(1 − αR)₊]         (α = e^ε ≥ 0).
+
+**Certified laws by convex order.** Both functionals are expectations of convex functions of R.
+If a law R⁺ dominates R in the convex order (R ≤cx R⁺: E φ(R) ≤ E φ(R⁺) for every convex φ) then
+both curves of R⁺ bound those of R from above — and R⁺ is itself the likelihood ratio of a pair
+(mean 1), so it is a dominating pair the PLD engine may compose. Convex order is preserved by
+independent sums and by scaling, and
+
+* spreading the mass of an interval [a, b] onto its end points with the weights that keep its mean
+  (a *mean-preserving spread*) moves a law up in convex order;
+* replacing the mass of an interval by one atom at its mean (a *contraction*, Jensen) moves it
+  down; dropping mass altogether lowers every expectation of a non-negative function;
+* splitting any set of outcomes into "P only" (mass at R = ∞) and "Q only" (R = 0) makes the pair
+  more informative (the original pair is a garbling of the split one).
+
+So R is computed by *doubling* — R_{a+b} = (a R_a + b R_b)/(a + b) with independent parts, along
+the binary expansion of t — on a grid of log R, twice: the **upper law** spreads every new atom
+onto the two grid points around it (and sends negligible atoms to 0 / ∞), the **lower law**
+contracts every grid cell to its mean (and drops negligible atoms). Each stage's grid is dense
+(a fraction of the standard deviation of R_m, √((e^{θ²} − 1)/m) for the Gaussian) where R_m has
+its mass and coarse (``coarse`` in log R) in the tails. The spreads add second-order errors only,
+so the two laws bracket the exact curves tightly.
+
+**k > 1.** A uniform k-subset of the t steps is what a uniformly random permutation of the steps
+makes of *any* allocation of k steps — in particular of the stratified one that cuts the t steps
+into k blocks of ⌊t/k⌋ or ⌈t/k⌉ and uses one uniformly random step per block. Permuting the
+outputs is the same post-processing under P and Q (the steps' pairs are identical and Q is
+exchangeable), so the k-out-of-t pair is dominated by the stratified pair, which is the
+composition of k one-out-of-block rounds (privamp's argument; it reduces to the exact pair at
+k = 1). The bracket then bounds this composition.
+
+**Rounding.** The masses of one step come from Φ differences taken on the side of the smaller
+tail (relative error ≲ 1e-11 for cells of width ≥ 1e-5 in z); the products, sums and spread
+weights of the stages add a few ulp per stage. Values are raised by a relative 1e-9 (and
+lowered by the same) when the curves are evaluated, which covers these with room to spare; the
+curve itself is evaluated from suffix sums of positive terms only (no cancellation).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .. import _special
+from .._numerics import ULP
+from .._validation import check_int, check_real
+from .curves import PairCurve
+
+__all__ = ["AllocationCurve", "AllocationLaw", "gaussian_allocation_law",
+           "random_allocation_curves", "allocation_blocks"]
+
+#: relative margin on the curves' values (covers the rounding of masses, positions and sums)
+_MARGIN = 1e-9
+#: atoms with both Q-mass and P-mass below this are sent to 0 / ∞ (upper) or dropped (lower)
+_NEGLIGIBLE = 1e-60
+#: z-range of one Gaussian step: Q- and P-tails beyond carry less than Φ(−z) ≈ 1e-32
+_Z_RANGE = 12.0
+#: pairs per chunk of a combination (memory ≈ 100 bytes a pair)
+_CHUNK = 1 << 21
+
+
+class AllocationLaw:
+    """The law of the likelihood ratio R of a round under Q, bracketed in convex order.
+
+    ``upper``: atoms ``(x, q)`` (x ascending, 0 allowed) and ``p_inf``, the P-mass at R = ∞;
+    ``lower``: atoms ``(x, q)`` of a sub-probability below R in convex order (``p_inf`` 0).
+    ``steps``: t, the number of steps of the round.
+    """
+
+    def __init__(self, upper: tuple[np.ndarray, np.ndarray, float],
+                 lower: tuple[np.ndarray, np.ndarray], steps: int):
+        self.x_up, self.q_up, self.p_inf = upper
+        self.x_lo, self.q_lo = lower
+        self.steps = steps
+        self._up = _Sums(self.x_up, self.q_up)
+        self._lo = _Sums(self.x_lo, self.q_lo)
+
+    def call(self, strike: np.ndarray, upper: bool) -> np.ndarray:
+        """E[(R − K)₊] (plus ``p_inf`` on the upper side) at the strikes K ≥ 0."""
+        if upper:
+            return self._up.call(strike) * (1 + _MARGIN) + self.p_inf * (1 + 4 * ULP)
+        return self._lo.call(strike) * (1 - _MARGIN)
+
+    def put(self, strike: np.ndarray, upper: bool) -> np.ndarray:
+        """E[(K − R)₊] at the strikes K ≥ 0 (R = 0 atoms included)."""
+        if upper:
+            return self._up.put(strike) * (1 + _MARGIN)
+        return self._lo.put(strike) * (1 - _MARGIN)
+
+    def partial(self, steps: int) -> AllocationLaw:
+        """The law of a round of ``steps`` steps of which only ``self.steps`` are run: the
+        record's step is among the run ones with probability w = self.steps/steps, and the
+        likelihood ratio is w R + (1 − w) (an affine map keeps the convex order)."""
+        w = self.steps / steps
+        up = (w * self.x_up + (1 - w), self.q_up, w * self.p_inf)
+        lo = (w * self.x_lo + (1 - w), self.q_lo)
+        law = AllocationLaw(up, lo, steps)
+        return law
+
+    def moment(self, order: int, upper: bool = True) -> float:
+        """E[R^order] over the finite atoms (a check of the convex order: ≥ / ≤ the exact value
+        for the upper / lower law, the upper law's mass at ∞ aside)."""
+        x, q = (self.x_up, self.q_up) if upper else (self.x_lo, self.q_lo)
+        return float(np.sum(q * x ** order))
+
+
+class _Sums:
+    """Calls and puts of a discrete law from prefix/suffix sums of positive terms.
+
+    For K in [x_j, x_{j+1}]: E[(R − K)₊] = C_{j+1} + (x_{j+1} − K)·Qtail_{j+1} with
+    C_j = Σ_{i ≥ j} q_i (x_i − x_j) built backwards (C_j = C_{j+1} + (x_{j+1} − x_j) Qtail_{j+1}),
+    and E[(K − R)₊] = D_j + (K − x_j)·Qhead_j with D_j = Σ_{i ≤ j} q_i (x_j − x_i) built forwards:
+    every term is non-negative, so the relative error is a few ulp per term (no cancellation).
+    """
+
+    def __init__(self, x: np.ndarray, q: np.ndarray):
+        self.x = x
+        n = x.size
+        self.qtail = np.cumsum(q[::-1])[::-1]                     # Σ_{i ≥ j} q_i
+        self.qhead = np.cumsum(q)                                  # Σ_{i ≤ j} q_i
+        self.phead = np.cumsum(q * x)                              # Σ_{i ≤ j} q_i x_i
+        gaps = np.diff(x)
+        c = np.zeros(n + 1)
+        if n > 1:
+            c[:n - 1] = np.cumsum((gaps * self.qtail[1:])[::-1])[::-1]
+        self.c = c                                                 # C_j; C_{n-1} = C_n = 0
+        d = np.zeros(n)
+        if n > 1:
+            d[1:] = np.cumsum(gaps * self.qhead[:-1])
+        self.d = d                                                 # D_j
+
+    def call(self, k: np.ndarray) -> np.ndarray:
+        k = np.asarray(k, dtype=float)
+        x = self.x
+        if x.size == 0:
+            return np.zeros(k.shape)
+        j = np.searchsorted(x, k, side="right")                   # first atom above K
+        out = np.empty(k.shape)
+        inside = j < x.size
+        jj = j[inside]
+        with np.errstate(invalid="ignore"):
+            out[inside] = self.c[jj] + (x[jj] - k[inside]) * self.qtail[jj]
+        out[~inside] = 0.0
+        return out
+
+    def q_above(self, k: np.ndarray, strict: bool) -> np.ndarray:
+        """Q(R > K) (``strict``) or Q(R ≥ K)."""
+        j = np.searchsorted(self.x, k, side="right" if strict else "left")
+        tail = np.concatenate([self.qtail, [0.0]])
+        return tail[j]
+
+    def p_below(self, k: np.ndarray, strict: bool) -> np.ndarray:
+        """E[R; R < K] (``strict``) or E[R; R ≤ K]."""
+        j = np.searchsorted(self.x, k, side="left" if strict else "right")
+        head = np.concatenate([[0.0], self.phead])
+        return head[j]
+
+    def put(self, k: np.ndarray) -> np.ndarray:
+        k = np.asarray(k, dtype=float)
+        x = self.x
+        if x.size == 0:
+            return np.zeros(k.shape)
+        j = np.searchsorted(x, k, side="right") - 1               # last atom at or below K
+        out = np.zeros(k.shape)
+        inside = j >= 0
+        jj = j[inside]
+        with np.errstate(invalid="ignore", over="ignore"):
+            out[inside] = self.d[jj] + (k[inside] - x[jj]) * self.qhead[jj]
+        return out
+
+
+# ---- one step ------------------------------------------------------------------------------
+
+
+def _phi_diff(z0: np.ndarray, z1: np.ndarray) -> np.ndarray:
+    """Φ(z1) − Φ(z0) for z0 ≤ z1, taken on the side of the smaller tail."""
+    right = z0 >= 0
+    out = np.where(right, _special.ndtr(-z0) - _special.ndtr(-z1),
+                   _special.ndtr(z1) - _special.ndtr(z0))
+    return np.maximum(out, 0.0)
+
+
+def _gaussian_step(theta: float, coarse: float, per_sd: float):
+    """Upper and lower laws of Y = exp(θZ − θ²/2) (one Gaussian step), Z ~ N(0, 1)."""
+    # grid of z: uniform, step min(coarse/θ, 1/per_sd), over ±_Z_RANGE (shifted by θ for P)
+    dz = min(coarse / theta, 1.0 / per_sd)
+    z = np.arange(-_Z_RANGE, _Z_RANGE + theta + dz, dz)
+    logx = theta * z - theta * theta / 2
+    x = np.exp(logx)
+    q = _phi_diff(z[:-1], z[1:])
+    p = _phi_diff(z[:-1] - theta, z[1:] - theta)            # P-mass = E_Q[Y; cell]
+    q_below, p_below = float(_special.ndtr(z[0])), float(_special.ndtr(z[0] - theta))
+    q_above, p_above = float(_special.ndtr(-z[-1])), float(_special.ndtr(theta - z[-1]))
+    # upper: spread every cell onto its end points (mean kept: weight (p − a q)/(b − a) on b)
+    a, b = x[:-1], x[1:]
+    w_b = np.clip((p - a * q) / (b - a), 0.0, q)
+    up = np.zeros(x.size)
+    up[:-1] += q - w_b
+    up[1:] += w_b
+    # below the grid: spread between 0 and x[0]; above it: P-mass to ∞, Q-mass to 0
+    w0 = min(p_below / x[0], q_below)
+    up[0] += w0
+    zero = (q_below - w0) + q_above
+    x_up = np.concatenate([[0.0], x])
+    q_up = np.concatenate([[zero], up])
+    # lower: every cell contracted to its mean (the tails dropped)
+    keep = q > 0
+    x_lo = p[keep] / q[keep]
+    x_lo = np.clip(x_lo, a[keep], b[keep])
+    return (x_up, q_up, p_above), (x_lo, q[keep])
+
+
+# ---- combining two independent means ---------------------------------------------------------
+
+
+def _stage_grid(x_min: float, x_max: float, sd: float, coarse: float, per_sd: float) -> np.ndarray:
+    """Grid points (ascending, > 0) for a stage: step ``sd/per_sd`` in log R over ±12 sd of the
+    bulk, ``coarse`` elsewhere, from ``x_min`` to ``x_max``."""
+    lo = math.log(max(x_min, 1e-300))
+    hi = math.log(x_max)
+    pts = [np.arange(lo, hi + coarse, coarse)]
+    fine = min(coarse, sd / per_sd)
+    if fine < coarse:
+        span = 12.0 * sd
+        pts.append(np.arange(max(lo, -span), min(hi, span) + fine, fine))
+    g = np.unique(np.concatenate(pts))
+    return np.exp(g)
+
+
+def _combine_upper(A, a: int, B, b: int, grid: np.ndarray):
+    """Upper law of (a R_A + b R_B)/(a + b): every pair's value spread onto the grid."""
+    xa, qa, pa = A
+    xb, qb, pb = B
+    wa, wb = a / (a + b), b / (a + b)
+    n = grid.size
+    out = np.zeros(n)
+    zero = 0.0
+    g0 = grid[0]
+    chunk = max(1, _CHUNK // max(xb.size, 1))
+    for s in range(0, xa.size, chunk):
+        v = (wa * xa[s:s + chunk, None] + wb * xb[None, :]).ravel()
+        m = (qa[s:s + chunk, None] * qb[None, :]).ravel()
+        below = v < g0
+        if below.any():
+            vb, mb = v[below], m[below]
+            w = np.minimum(mb * (vb / g0), mb)
+            out[0] += w.sum()
+            zero += (mb - w).sum()
+            v, m = v[~below], m[~below]
+        k = np.searchsorted(grid, v, side="right")               # grid[k-1] ≤ v < grid[k]
+        top = k >= n                                             # at or above the last point
+        if top.any():                                            # (only v == grid[-1])
+            out[n - 1] += m[top].sum()
+            k, v, m = k[~top], v[~top], m[~top]
+        lo_, hi_ = grid[k - 1], grid[k]
+        w = np.minimum(m * ((v - lo_) / (hi_ - lo_)), m)
+        out += np.bincount(k, w, n) + np.bincount(k - 1, m - w, n)
+    return _prune_upper(np.concatenate([[0.0], grid]), np.concatenate([[zero], out]),
+                        wa * pa + wb * pb)
+
+
+def _prune_upper(x, q, p_inf):
+    """Send atoms with negligible Q- and P-mass to 0 (Q-mass) and ∞ (P-mass): a more informative
+    pair, so still an upper law."""
+    small = (q < _NEGLIGIBLE) & (q * x < _NEGLIGIBLE)
+    small[0] = False
+    if small.any():
+        p_inf = p_inf + float(np.sum(q[small] * x[small])) * (1 + 1e-12)
+        q = q.copy()
+        q[0] += float(np.sum(q[small]))
+    keep = ~small & ((q > 0) | (np.arange(q.size) == 0))
+    return x[keep], q[keep], p_inf
+
+
+def _combine_lower(A, a: int, B, b: int, grid: np.ndarray):
+    """Lower law of (a R_A + b R_B)/(a + b): the pairs in each grid cell contracted to their mean
+    (a sub-probability: negligible atoms dropped)."""
+    xa, qa = A
+    xb, qb = B
+    wa, wb = a / (a + b), b / (a + b)
+    n = grid.size + 1
+    mass = np.zeros(n)
+    moment = np.zeros(n)
+    chunk = max(1, _CHUNK // max(xb.size, 1))
+    for s in range(0, xa.size, chunk):
+        v = (wa * xa[s:s + chunk, None] + wb * xb[None, :]).ravel()
+        m = (qa[s:s + chunk, None] * qb[None, :]).ravel()
+        k = np.searchsorted(grid, v, side="right")               # cell k: grid[k-1] ≤ v < grid[k]
+        mass += np.bincount(k, m, n)
+        moment += np.bincount(k, m * v, n)
+    keep = (mass > _NEGLIGIBLE) | (moment > _NEGLIGIBLE)
+    keep &= mass > 0
+    x = moment[keep] / mass[keep]
+    # the mean of a cell lies in the cell; rounding may not: clip (a contraction either way)
+    edges = np.concatenate([[0.0], grid, [np.inf]])
+    idx = np.flatnonzero(keep)
+    x = np.clip(x, edges[idx], edges[idx + 1])
+    return x, mass[keep]
+
+
+# ---- the law of a round --------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=32)
+def gaussian_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
+                            per_sd: float = 60.0) -> AllocationLaw:
+    """Bracketing laws of R = (1/t) Σ Y_i for the Gaussian with θ = Δ/σ and t = ``steps``.
+
+    ``coarse``: grid step of log R in the tails; ``per_sd``: grid points per standard deviation
+    of the stage's mean in the bulk. Memoised (a calibration asks for the same law repeatedly).
+    """
+    theta = check_real("theta", theta, "(0, inf)")
+    steps = check_int("steps", steps, "[1, inf)")
+    var1 = math.expm1(theta * theta)                              # Var(Y) under Q
+    up1, lo1 = _gaussian_step(theta, coarse, per_sd)
+    res_u = res_l = None
+    size = 0
+    pow_u, pow_l, psize = up1, lo1, 1
+    rest = steps
+    while True:
+        if rest & 1:
+            if res_u is None:
+                res_u, res_l, size = pow_u, pow_l, psize
+            else:
+                grid = _grid_for(res_u, pow_u, size, psize, var1, coarse, per_sd)
+                res_u = _combine_upper(res_u, size, pow_u, psize, grid)
+                res_l = _combine_lower(res_l, size, pow_l, psize, grid)
+                size += psize
+        rest >>= 1
+        if not rest:
+            break
+        grid = _grid_for(pow_u, pow_u, psize, psize, var1, coarse, per_sd)
+        pow_u = _combine_upper(pow_u, psize, pow_u, psize, grid)
+        pow_l = _combine_lower(pow_l, psize, pow_l, psize, grid)
+        psize *= 2
+    return AllocationLaw(res_u, res_l, steps)
+
+
+def _grid_for(A, B, a, b, var1, coarse, per_sd):
+    xa, xb = A[0], B[0]
+    wa, wb = a / (a + b), b / (a + b)
+    pos_a, pos_b = xa[xa > 0], xb[xb > 0]
+    x_min = wa * (pos_a[0] if pos_a.size else 0.0) + wb * (pos_b[0] if pos_b.size else 0.0)
+    x_min = max(x_min, min(pos_a[0] if pos_a.size else 1.0, pos_b[0] if pos_b.size else 1.0))
+    x_max = wa * xa[-1] + wb * xb[-1]
+    sd = math.sqrt(var1 / (a + b))
+    return _stage_grid(x_min, x_max, sd, coarse, per_sd)
+
+
+# ---- the curves ------------------------------------------------------------------------------
+
+
+class AllocationCurve(PairCurve):
+    """One orientation of the random-allocation pair of a round (see the module doc).
+
+    ``remove``: D_α(P_t‖Q_t) = E[(R − α)₊] (+ the P-mass at ∞); ``add``: D_α(Q_t‖P_t) =
+    E[(1 − αR)₊] = α E[(1/α − R)₊].
+    """
+
+    lower_slack = 1e-9
+
+    def __init__(self, law: AllocationLaw, orientation: str):
+        if orientation not in ("remove", "add"):
+            raise ValueError(f"orientation must be 'remove' or 'add', not {orientation!r}")
+        self.law = law
+        self.orientation = orientation
+
+    def _value(self, eps: np.ndarray, upper: bool) -> np.ndarray:
+        eps = np.atleast_1d(np.asarray(eps, dtype=float))
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            if self.orientation == "remove":
+                val = self.law.call(np.exp(eps), upper)
+            else:
+                val = np.exp(eps) * self.law.put(np.exp(-eps), upper)
+                inf = np.isposinf(eps)
+                if inf.any():   # the limit: Q(R = 0)
+                    val[inf] = self.law.put(np.zeros(int(inf.sum())), upper)
+            if not upper:       # f(α) ≥ 1 − α always (the lower law is a sub-probability)
+                val = np.maximum(val, -np.expm1(np.minimum(eps, 0.0)) * (1 - 4 * ULP))
+            val = np.minimum(val, 1.0)
+            return np.log(val)
+
+    def log_upper(self, eps):
+        return self._value(eps, True)
+
+    def log_lower(self, eps):
+        return self._value(eps, False)
+
+    def slope_bounds(self, eps, tau, log_lower=None):
+        """Slopes of the lower law's curve g (convex, below f): its tangent lines lie below f,
+        which is all the lower discretisation needs. ``remove``: g' = −(1 − m) Q(R > α) (left:
+        R ≥ α); ``add``: g' = −(1 − m) E[R; R < 1/α] (left: R ≤ 1/α); where the floor 1 − α is
+        above g, its slope −(1 − 4 ulp)."""
+        eps = np.atleast_1d(np.asarray(eps, dtype=float))
+        sums = self.law._lo
+        scale = 1 - _MARGIN
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            alpha = np.exp(eps)
+            if self.orientation == "remove":
+                s_lo = -scale * sums.q_above(alpha, strict=False)
+                s_hi = -scale * sums.q_above(alpha, strict=True)
+                g = scale * sums.call(alpha)
+            else:
+                inv = np.exp(-eps)
+                s_lo = -scale * sums.p_below(inv, strict=False)
+                s_hi = -scale * sums.p_below(inv, strict=True)
+                g = scale * alpha * sums.put(inv)
+            line = -np.expm1(np.minimum(eps, 0.0)) * (1 - 4 * ULP)
+        c = 1 - 4 * ULP
+        above = (line > g) & (eps < 0)
+        tie = (line == g) & (eps < 0)
+        s_lo = np.where(above, -c, np.where(tie, np.minimum(s_lo, -c), s_lo))
+        s_hi = np.where(above, -c, np.where(tie, np.maximum(s_hi, -c), s_hi))
+        # a small safety margin: slopes a touch steeper / flatter only widen the bracket
+        return np.clip(s_lo * (1 + 1e-12), -1.0, 0.0), np.clip(s_hi * (1 - 1e-12), -1.0, 0.0)
+
+    def log_excess(self, eps):
+        # f(α) − (1 − α) = E[(α − R)₊] (remove) or E[(αR − 1)₊] (add), since E[R] = 1 with the
+        # mass at ∞ counted: upper values from the upper law
+        eps = np.atleast_1d(np.asarray(eps, dtype=float))
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            if self.orientation == "remove":
+                val = self.law.put(np.exp(eps), True)
+            else:
+                val = np.exp(eps) * (self.law.call(np.exp(-eps), True))
+            return np.log(val * (1 + 4 * ULP))
+
+    def __repr__(self) -> str:
+        return f"AllocationCurve(steps={self.law.steps}, orientation={self.orientation!r})"
+
+
+def allocation_blocks(t: int, k: int) -> list[tuple[int, int]]:
+    """The stratified blocks of k-out-of-t: ``[(block size, number of blocks), ...]`` (k blocks
+    of ⌊t/k⌋ or ⌈t/k⌉ steps; one block of t at k = 1)."""
+    t = check_int("t", t, "[1, inf)")
+    k = check_int("k", k, f"[1, {t}]")
+    small, extra = divmod(t, k)
+    out = [(small, k - extra)] if k - extra else []
+    if extra:
+        out.append((small + 1, extra))
+    return out
+
+
+def random_allocation_curves(theta: float, steps: int,
+                             run: int | None = None) -> dict[str, AllocationCurve]:
+    """The remove and add curves of one round of balls-in-bins (1 out of ``steps``) for the
+    Gaussian with θ = Δ/σ; ``run`` < ``steps``: only the first ``run`` steps of the round are
+    run (the end of a training run)."""
+    law = gaussian_allocation_law(float(theta), int(steps if run is None else run))
+    if run is not None and run != steps:
+        law = law.partial(int(steps))
+    return {o: AllocationCurve(law, o) for o in ("remove", "add")}
