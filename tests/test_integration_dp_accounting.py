@@ -267,7 +267,7 @@ REFUSED = [
     (E.RepeatAndSelectDpEvent(E.GaussianDpEvent(1.0), 2.0, 1.0), ADD),
     (E.MixtureOfGaussiansDpEvent(1.0, [0.0, 1.0], [0.5, 0.5]), ADD),
     (E.DiscreteLaplaceDpEvent(0.5, 1), ADD),
-    (E.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 1.0), ADD),
+    (E.TruncatedSubsampledGaussianDpEvent(1000, 0.01, 20, 1.0), REPLACE),
     (E.RandomizedResponseDpEvent(0.5, 2), ADD),
     (E.SampledWithoutReplacementDpEvent(100, 10, E.GaussianDpEvent(1.0)), ADD),
     (E.PoissonSampledDpEvent(0.1, E.ComposedDpEvent([E.LaplaceDpEvent(1.0),
@@ -414,3 +414,20 @@ def test_gaussians_merging_beyond_doubles_are_refused_by_name():
     with pytest.raises(UnsupportedCombinationError, match="PoissonSampledDpEvent"):
         from_dp_event(event)
     assert not PrivampAccountant().supports(event)
+
+
+def test_truncated_poisson_event_is_the_truncated_scheme():
+    """dp_accounting's truncated subsampled Gaussian maps to privamp's TruncatedPoisson; both
+    accountants agree to within the brackets (privamp's bound is at or below theirs)."""
+    from dp_accounting.pld import PLDAccountant
+
+    from privamp.sampling import TruncatedPoisson
+
+    event = E.SelfComposedDpEvent(E.TruncatedSubsampledGaussianDpEvent(4, 0.5, 2, 1.0), 3)
+    acc = from_dp_event(event)
+    (line,) = acc.events
+    assert line.scheme == TruncatedPoisson(4, 0.5, 2) and line.count == 3
+    ours = acc.epsilon(1e-3)
+    theirs = PLDAccountant().compose(event).get_epsilon(1e-3)
+    assert ours.upper <= theirs * (1 + 1e-3)
+    assert from_dp_event(E.TruncatedSubsampledGaussianDpEvent(4, 0.0, 2, 1.0)).events == ()

@@ -38,6 +38,9 @@ sampled events nested in sampled ones  Poisson in Poisson: ``Poisson(q₁q₂)``
                                        chains ``StageChain``)
 =====================================  ======================================================
 
+``TruncatedSubsampledGaussianDpEvent(n, q, B, z)`` is the Gaussian on the scheme
+``TruncatedPoisson(n, q, B)`` (add/remove only).
+
 The event under a sampling event is one mechanism, or a composition of Gaussian events only:
 ``k`` Gaussians run (adaptively) on the same subsample are one Gaussian mechanism with
 θ = sqrt(Σ (Δ/zᵢ)²) (Dong, Roth, Su 2022, "Gaussian differential privacy", Corollary 3.3: the
@@ -47,8 +50,8 @@ response events under a sampling event has no such single mechanism and is refus
 ``NonPrivateDpEvent`` (by :func:`from_dp_event`; :class:`PrivampAccountant` follows dp_accounting's
 contract and reports ε = ∞), ``UnsupportedDpEvent``, ``ZCDpEvent`` (a Rényi statement, not a
 mechanism: use :class:`privamp.rdp.RdpAccountant`), ``SingleEpochTreeAggregationDpEvent``,
-``RepeatAndSelectDpEvent``, ``MixtureOfGaussiansDpEvent``, ``DiscreteLaplaceDpEvent``,
-``TruncatedSubsampledGaussianDpEvent`` and any other event, each by name
+``RepeatAndSelectDpEvent``, ``MixtureOfGaussiansDpEvent``, ``DiscreteLaplaceDpEvent``
+and any other event, each by name
 (:class:`~privamp.errors.UnsupportedCombinationError`). ``REPLACE_SPECIAL`` is refused: privamp's
 relations are add/remove and substitution.
 
@@ -117,6 +120,7 @@ from ..mechanisms import (
 )
 from ..relations import NeighbouringRelation
 from ..results import Bracket
+from ..sampling.rounds import TruncatedPoisson
 from ..sampling.schemes import (
     MustOW,
     MustWO,
@@ -246,7 +250,6 @@ _REFUSED = {
     "RepeatAndSelectDpEvent": "privamp has no repeat-and-select theorem",
     "MixtureOfGaussiansDpEvent": "privamp has no mixture-of-Gaussians mechanism",
     "DiscreteLaplaceDpEvent": "privamp has no discrete Laplace mechanism",
-    "TruncatedSubsampledGaussianDpEvent": "privamp has no truncated Poisson sampling scheme",
 }
 
 
@@ -327,6 +330,28 @@ def _(event: dp_event.ComposedDpEvent, ctx, count):
     for member in event.events:
         out.extend(_lines(member, ctx, count))
     return out
+
+
+@_lines.register
+def _(event: dp_event.TruncatedSubsampledGaussianDpEvent, ctx, count):
+    """Truncated Poisson sampling with a Gaussian sum: privamp's ``TruncatedPoisson`` scheme
+    (add/remove only: its analysis conditions on the other records' count)."""
+    if count == 0:
+        return []
+    n = check_int("dataset_size", event.dataset_size, "[0, inf)")
+    q = check_real("sampling_probability", event.sampling_probability, "[0, 1]")
+    b = check_int("truncated_batch_size", event.truncated_batch_size, "[0, inf)")
+    if n == 0 or q == 0 or b == 0:
+        return []  # an empty batch: the output does not depend on the data
+    if ctx.relation is not R:
+        raise UnsupportedCombinationError(
+            f"{_name(event)}: privamp analyses truncated Poisson sampling under add/remove "
+            "(ADD_OR_REMOVE_ONE) only")
+    z = check_real("noise_multiplier", event.noise_multiplier, "[0, inf)")
+    if z == 0:
+        raise _NonPrivate(event, "noise_multiplier 0")
+    mech = GaussianMechanism(sigma=z, sensitivity=ctx.sensitivity(R, event), relation=R)
+    return [_Line(mech, count, TruncatedPoisson(n, q, b))]
 
 
 _SAMPLED = (dp_event.PoissonSampledDpEvent, dp_event.SampledWithoutReplacementDpEvent,
