@@ -182,8 +182,10 @@ def test_other_backends_and_mechanisms_are_refused():
     for backend in ("rdp", "fourier"):
         with pytest.raises(UnsupportedCombinationError, match="'pld' backend only"):
             Accountant(backend).add(GaussianMechanism(1.0), 10, scheme=RandomAllocation(10))
+    from privamp.sampling import Shuffle
+
     with pytest.raises(UnsupportedCombinationError, match="Gaussian"):
-        Accountant().add(LaplaceMechanism(1.0), 10, scheme=RandomAllocation(10))
+        Accountant().add(LaplaceMechanism(1.0), 10, scheme=Shuffle(100, 10))
     with pytest.raises(UnsupportedCombinationError, match="add-remove"):
         RandomAllocation(10).resolve("substitute")
     with pytest.raises(UnsupportedCombinationError, match="not a per-step"):
@@ -233,3 +235,60 @@ def test_poisson_reference_column():
         b = Accountant().add(GaussianMechanism(sigma), t * epochs,
                              scheme=Poisson(k / t)).epsilon(delta)
         assert math.isclose(b.upper, poisson, rel_tol=1e-3)
+
+
+# ---- any mechanism, from its dominating pair: brute force on finite outputs ------------------
+
+
+@pytest.mark.parametrize("p", [0.6, 0.75, 0.95])
+@pytest.mark.parametrize("t", [1, 2, 3, 5])
+def test_randomized_response_allocation_by_enumeration(p, t):
+    """A record answers by randomized response in one of t steps; the others answer nothing
+    informative. The round's likelihood ratio is the mean of t independent ratios Y ∈ {p/q,
+    q/p} — a finite law, enumerated exactly."""
+    import functools
+    import itertools
+
+    from privamp.pld.allocation import discrete_allocation_law
+
+    q = 1 - p
+    values = [(mp.mpf(p) / q, mp.mpf(q)), (mp.mpf(q) / p, mp.mpf(p))]   # (Y, Q-probability)
+    curves = random_allocation_curves(
+        functools.partial(discrete_allocation_law, (p, q), (q, p)), t)
+    for eps in (-1.0, 0.0, 0.2, 0.7, 1.5):
+        a = mp.e ** eps
+        exact = {"remove": mp.mpf(0), "add": mp.mpf(0)}
+        for combo in itertools.product(values, repeat=t):
+            r = sum(y for y, _ in combo) / t
+            w = mp.fprod(pr for _, pr in combo)
+            exact["remove"] += w * max(r - a, 0)
+            exact["add"] += w * max(1 - a * r, 0)
+        for o, curve in curves.items():
+            lo = float(np.exp(curve.log_lower(np.array([eps]))[0]))
+            up = float(np.exp(curve.log_upper(np.array([eps]))[0]))
+            assert lo <= float(exact[o]) * (1 + 1e-12) and float(exact[o]) <= up * (1 + 1e-12)
+            assert up - lo <= 0.02 * float(exact[o]) + 1e-12, (o, eps, lo, float(exact[o]), up)
+
+
+def test_laplace_is_accounted_from_its_pair():
+    from privamp import LaplaceMechanism
+
+    acc = Accountant().add(LaplaceMechanism(1.0), 1000, scheme=RandomAllocation(100))
+    b = acc.epsilon(1e-5)
+    assert b.width <= 1e-3 * b.upper
+    poisson = Accountant().add(LaplaceMechanism(1.0), 1000, scheme=Poisson(0.01)).epsilon(1e-5)
+    assert b.upper < poisson.upper * 1.1   # comparable to Poisson at the same rate
+
+
+@pytest.mark.parametrize("theta", [0.1, 1.0, 3.0])
+def test_laplace_step_law_brackets_the_laplace_profile(theta):
+    """One step (t = 1) of the Laplace law: the remove curve is the Laplace mechanism's own
+    profile, δ(ε) = 1 − e^{(ε − θ)/2} for 0 ≤ ε ≤ θ (Δ/b = θ)."""
+    from privamp.pld.allocation import AllocationCurve, laplace_allocation_law
+
+    curve = AllocationCurve(laplace_allocation_law(theta, 1), "remove")
+    eps = np.linspace(0.0, theta, 7)
+    exact = -np.expm1((eps - theta) / 2)
+    lo, up = np.exp(curve.log_lower(eps)), np.exp(curve.log_upper(eps))
+    assert np.all(lo <= exact * (1 + 1e-12)) and np.all(exact <= up * (1 + 1e-12))
+    assert np.all(up - lo <= 1e-2 * exact + 1e-15)

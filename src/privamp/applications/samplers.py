@@ -17,7 +17,11 @@ Batches are what the scheme draws:
   still add its noise on such a step;
 * WOR(n, m): m distinct records;
 * WR(n, m), MUST.*: m draws, so a record can appear several times (the batch lists it once per
-  copy; :meth:`SchemeBatchSampler.subsamples` gives distinct indices and counts instead).
+  copy; :meth:`SchemeBatchSampler.subsamples` gives distinct indices and counts instead);
+* RandomAllocation(t, k): every record in k of each round's t batches (batch sizes vary);
+  Shuffle(n, m): each epoch's permutation cut into ⌊n/m⌋ batches of m; TruncatedPoisson(n, q, B):
+  Poisson batches of at most B records (:meth:`SchemeBatchSampler.padded` gives them with a
+  mask at the fixed shape B, as JAX/XLA needs).
 
 The PyTorch version, a ``torch.utils.data.Sampler`` for ``DataLoader(batch_sampler=...)``, is
 :class:`privamp.applications.torch_sampler.TorchBatchSampler` (needs the ``torch`` extra).
@@ -142,12 +146,14 @@ class SchemeBatchSampler:
         if n is None:
             n = getattr(scheme, "n", None)
             if n is None:
-                raise InvalidParameterError("n", "given (the dataset size) for a Poisson scheme "
-                                                 "without n", None)
+                raise InvalidParameterError("n", "given (the dataset size) for a scheme without "
+                                                 "n (Poisson, random allocation)", None)
         self.n = check_batch_fits(scheme, n)
         self._scheme = scheme
         self._rng = check_rng(rng)
         self.batches_drawn = 0
+        self._pending: list[np.ndarray] = []
+        self._permutation: np.ndarray | None = None
 
     @property
     def scheme(self) -> SamplingScheme:
@@ -165,9 +171,37 @@ class SchemeBatchSampler:
     def subsamples(self) -> Iterator[Subsample]:
         """One pass of ``steps`` batches as distinct indices with multiplicities."""
         for _ in range(self.steps):
-            sub = self._scheme.sample(self.n, self._rng)
+            sub = self._next()
             self.batches_drawn += 1
             yield sub
+
+    def _next(self) -> Subsample:
+        scheme = self._scheme
+        if not hasattr(scheme, "batches"):
+            return scheme.sample(self.n, self._rng)
+        # random allocation and shuffling draw a whole round of batches at once; the rounds
+        # continue across passes (a pass of ``steps`` need not be a whole round)
+        if not self._pending:
+            if getattr(scheme, "order", None) == "persistent":
+                if self._permutation is None:
+                    self._permutation = self._rng.permutation(self.n)
+                round_ = scheme.batches(self.n, permutation=self._permutation)
+            else:
+                round_ = scheme.batches(self.n, self._rng)
+            self._pending = list(reversed(round_))
+        idx = self._pending.pop()
+        return Subsample(idx, np.ones(idx.size, dtype=np.int64))
+
+    def padded(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """One pass of fixed-shape batches ``(indices, mask)`` (truncated Poisson: JAX/XLA
+        static shapes; padding entries have index 0 and mask False)."""
+        if not hasattr(self._scheme, "padded"):
+            raise InvalidParameterError("scheme", "a TruncatedPoisson scheme (fixed-shape "
+                                                  "batches with a mask)", self._scheme)
+        for _ in range(self.steps):
+            out = self._scheme.padded(self.n, self._rng)
+            self.batches_drawn += 1
+            yield out
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for sub in self.subsamples():

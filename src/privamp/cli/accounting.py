@@ -378,13 +378,22 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
             per_step.sensitivity = clipped_sum_sensitivity(clip, base)
         mech = build_mechanism(per_step, base)
         described = describe_mechanism(mech)
+        # shuffling has no amplification upper bound: its band runs from the best known lower
+        # bound to the certified upper end
+        band = getattr(scheme, "own_lower_bound", False)
         for backend in args.accountants:
             values = []
+            lows: list[float] = []
             for t in steps:
                 progress.stage(f"{name}, {backend}, {t} steps")
                 try:
                     acc = Accountant(backend).add(mech, int(t), scheme=scheme,
                                                   relation=outer)
+                    if backend == "pld" and band:
+                        b = acc.epsilon(args.delta)
+                        values.append(b.upper)
+                        lows.append(b.lower)
+                        continue
                     values.append(acc.epsilon(args.delta, lower=False).upper
                                   if backend == "pld" else acc.epsilon(args.delta).upper)
                 except UnsupportedCombinationError:
@@ -396,6 +405,10 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
                 curve = {"scheme": name, "accountant": backend, "relation": outer.value,
                          "base_relation": base.value, "steps": steps.tolist(),
                          "epsilon": values}
+                if lows:
+                    curve["epsilon_lower"] = lows
+                    curve["lower_is"] = "the best known lower bound (no amplification upper " \
+                                        "bound is known)"
                 if args.mechanism != "randomized-response":
                     curve["sensitivity"] = mech.sensitivity
                     noise_name = "sigma" if args.mechanism == "gaussian" else "scale"

@@ -69,7 +69,8 @@ from .._numerics import ULP
 from .._validation import check_int, check_real
 from .curves import PairCurve
 
-__all__ = ["AllocationCurve", "AllocationLaw", "gaussian_allocation_law",
+__all__ = ["AllocationCurve", "AllocationLaw", "discrete_allocation_law", "gaussian_allocation_law",
+           "laplace_allocation_law",
            "random_allocation_curves", "allocation_blocks"]
 
 #: relative margin on the curves' values (covers the rounding of masses, positions and sums)
@@ -214,23 +215,14 @@ def _gaussian_step(theta: float, coarse: float, per_sd: float):
     p = _phi_diff(z[:-1] - theta, z[1:] - theta)            # P-mass = E_Q[Y; cell]
     q_below, p_below = float(_special.ndtr(z[0])), float(_special.ndtr(z[0] - theta))
     q_above, p_above = float(_special.ndtr(-z[-1])), float(_special.ndtr(theta - z[-1]))
-    # upper: spread every cell onto its end points (mean kept: weight (p − a q)/(b − a) on b)
-    a, b = x[:-1], x[1:]
-    w_b = np.clip((p - a * q) / (b - a), 0.0, q)
-    up = np.zeros(x.size)
-    up[:-1] += q - w_b
-    up[1:] += w_b
-    # below the grid: spread between 0 and x[0]; above it: P-mass to ∞, Q-mass to 0
+    # below the grid: spread between 0 and x[0] (mean kept); above it: P-mass to ∞ and its
+    # Q-mass to 0 (more informative); the tails are dropped from the lower law
     w0 = min(p_below / x[0], q_below)
-    up[0] += w0
-    zero = (q_below - w0) + q_above
-    x_up = np.concatenate([[0.0], x])
-    q_up = np.concatenate([[zero], up])
-    # lower: every cell contracted to its mean (the tails dropped)
-    keep = q > 0
-    x_lo = p[keep] / q[keep]
-    x_lo = np.clip(x_lo, a[keep], b[keep])
-    return (x_up, q_up, p_above), (x_lo, q[keep])
+    (x_up, q_up, _), lo = _cells_step(x[:-1], x[1:], q, p, np.empty(0), np.empty(0),
+                                      (q_below - w0) + q_above, p_above)
+    q_up = q_up.copy()
+    q_up[np.searchsorted(x_up, x[0])] += w0          # x[0] is a grid point of the upper law
+    return (x_up, q_up, p_above), lo
 
 
 # ---- combining two independent means ---------------------------------------------------------
@@ -336,6 +328,11 @@ def gaussian_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
     steps = check_int("steps", steps, "[1, inf)")
     var1 = math.expm1(theta * theta)                              # Var(Y) under Q
     up1, lo1 = _gaussian_step(theta, coarse, per_sd)
+    return _doubling(up1, lo1, steps, var1, coarse, per_sd)
+
+
+def _doubling(up1, lo1, steps, var1, coarse, per_sd) -> AllocationLaw:
+    """R = (1/t) Σ Y_i along the binary expansion of t, both sides (see the module doc)."""
     res_u = res_l = None
     size = 0
     pow_u, pow_l, psize = up1, lo1, 1
@@ -357,6 +354,66 @@ def gaussian_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
         pow_l = _combine_lower(pow_l, psize, pow_l, psize, grid)
         psize *= 2
     return AllocationLaw(res_u, res_l, steps)
+
+
+def _cells_step(a, b, q, p, atoms_x, atoms_q, zero, p_inf):
+    """Upper and lower laws of one step from cells [a, b] of the likelihood ratio (Q-mass q,
+    P-mass p = E_Q[Y; cell]) and atoms (x, Q-mass): the upper law spreads every cell onto its
+    end points (mean kept), the lower law contracts it to its mean."""
+    w_b = np.clip((p - a * q) / (b - a), 0.0, q)
+    xs = np.concatenate([[0.0], a, b, atoms_x])
+    qs = np.concatenate([[zero], q - w_b, w_b, atoms_q])
+    x_up, q_up = _merge_sorted(xs, qs)
+    keep = q > 0
+    x_lo = np.clip(p[keep] / q[keep], a[keep], b[keep])
+    lo_x, lo_q = _merge_sorted(np.concatenate([x_lo, atoms_x]),
+                               np.concatenate([q[keep], atoms_q]))
+    return (x_up, q_up, p_inf), (lo_x, lo_q)
+
+
+def _merge_sorted(x, q):
+    order = np.argsort(x, kind="stable")
+    x, q = x[order], q[order]
+    ux, start = np.unique(x, return_index=True)
+    return ux, np.add.reduceat(q, start) if q.size else q
+
+
+def laplace_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
+                           per_sd: float = 60.0) -> AllocationLaw:
+    """Bracketing laws of R for the Laplace mechanism with θ = Δ/b. Under Q = Lap(0, b) the loss
+    is −θ (x ≤ 0, Q-mass ½), θ (x ≥ Δ, Q-mass e^{−θ}/2) and u = (2x − Δ)/b in between, with
+    Q-density e^{−(u+θ)/2}/4 and P-density e^{(u−θ)/2}/4 in u: exact cell masses."""
+    theta = check_real("theta", theta, "(0, inf)")
+    steps = check_int("steps", steps, "[1, inf)")
+    cells = max(1, int(math.ceil(2 * theta / min(coarse, 2 * theta / 200))))
+    u = np.linspace(-theta, theta, cells + 1)
+    q = 0.5 * (np.exp(-(u[:-1] + theta) / 2) - np.exp(-(u[1:] + theta) / 2))
+    p = 0.5 * (np.exp((u[1:] - theta) / 2) - np.exp((u[:-1] - theta) / 2))
+    atoms_x = np.array([math.exp(-theta), math.exp(theta)])
+    atoms_q = np.array([0.5, 0.5 * math.exp(-theta)])
+    up1, lo1 = _cells_step(np.exp(u[:-1]), np.exp(u[1:]), np.maximum(q, 0), np.maximum(p, 0),
+                           atoms_x, atoms_q, 0.0, 0.0)
+    x, qq, _ = up1
+    var1 = max(float(np.sum(qq * x * x)) - 1.0, 1e-12)
+    return _doubling(up1, lo1, steps, var1, coarse, per_sd)
+
+
+def discrete_allocation_law(p, q, steps: int, *, coarse: float = 0.02,
+                            per_sd: float = 60.0) -> AllocationLaw:
+    """Bracketing laws of R for a step whose pair is the finite laws ``p`` (with the record)
+    and ``q`` (without): Y = p_i/q_i with Q-mass q_i exactly; outcomes with q_i = 0 are P-mass
+    at ∞."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    steps = check_int("steps", steps, "[1, inf)")
+    both = q > 0
+    x = p[both] / q[both]
+    p_inf = float(np.sum(p[~both]))
+    x_u, q_u = _merge_sorted(x, q[both])
+    up1 = (x_u, q_u, p_inf)
+    lo1 = (x_u[x_u > 0], q_u[x_u > 0])
+    var1 = max(float(np.sum(q_u * x_u * x_u)) - 1.0, 1e-12)
+    return _doubling(up1, lo1, steps, var1, coarse, per_sd)
 
 
 def _grid_for(A, B, a, b, var1, coarse, per_sd):
@@ -464,12 +521,18 @@ def allocation_blocks(t: int, k: int) -> list[tuple[int, int]]:
     return out
 
 
-def random_allocation_curves(theta: float, steps: int,
+def random_allocation_curves(theta, steps: int,
                              run: int | None = None) -> dict[str, AllocationCurve]:
     """The remove and add curves of one round of balls-in-bins (1 out of ``steps``) for the
-    Gaussian with θ = Δ/σ; ``run`` < ``steps``: only the first ``run`` steps of the round are
-    run (the end of a training run)."""
-    law = gaussian_allocation_law(float(theta), int(steps if run is None else run))
+    Gaussian with θ = Δ/σ, or with the law ``theta(t)`` (a function of the number of steps:
+    :func:`laplace_allocation_law`, :func:`discrete_allocation_law`);
+    ``run`` < ``steps``: only the first ``run`` steps of the round are run (the end of a
+    training run)."""
+    count = int(steps if run is None else run)
+    if callable(theta):
+        law = theta(count)
+    else:
+        law = gaussian_allocation_law(float(theta), count)
     if run is not None and run != steps:
         law = law.partial(int(steps))
     return {o: AllocationCurve(law, o) for o in ("remove", "add")}

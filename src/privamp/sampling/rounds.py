@@ -26,6 +26,7 @@ mechanism is accounted; the ``rdp`` and ``fourier`` backends refuse with the rea
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,6 +62,9 @@ class _BatchedScheme(SamplingScheme):
 
     #: accounted by the PLD backend only
     pld_only: ClassVar[bool] = True
+    #: the lower end of a bracket comes from the sampler's own lower-bound pairs
+    #: (:meth:`pld_lower_events`), not from the upper pairs' composition
+    own_lower_bound: ClassVar[bool] = False
 
     @property
     def steps_per_round(self) -> int:
@@ -111,6 +115,41 @@ class _BatchedScheme(SamplingScheme):
         return self.theorem()
 
 
+def _step_law(mechanism):
+    """The law of one step as the allocation code takes it: θ = Δ/σ for the Gaussian (closed
+    form; θ rounded to the nearest double moves the curves by far less than the laws' relative
+    margin, 1e-9, which covers it), a function of t for the Laplace mechanism and symmetric
+    finite pairs, ``None`` for anything else."""
+    import functools
+
+    from ..mechanisms.base import Mechanism
+    from ..mechanisms.gaussian import GaussianMechanism
+    from ..mechanisms.laplace import LaplaceMechanism
+    from ..pld import allocation
+
+    if not isinstance(mechanism, Mechanism):
+        return None
+    if isinstance(mechanism, GaussianMechanism):
+        return float(mechanism.theta)
+    if isinstance(mechanism, LaplaceMechanism):
+        return functools.partial(_laplace_law, mechanism.sensitivity / mechanism.scale)
+    try:
+        loss = mechanism.privacy_loss()
+    except (AttributeError, NotImplementedError, TypeError):
+        return None
+    p, q = getattr(loss, "p", None), getattr(loss, "q", None)
+    if p is None or q is None or not mechanism.exact_pair:
+        return None
+    return functools.partial(allocation.discrete_allocation_law, tuple(np.asarray(p).tolist()),
+                             tuple(np.asarray(q).tolist()))
+
+
+def _laplace_law(theta, steps):
+    from ..pld.allocation import laplace_allocation_law
+
+    return laplace_allocation_law(theta, steps)
+
+
 @dataclass(frozen=True)
 class RandomAllocation(_BatchedScheme):
     """Random allocation: every record is used in exactly ``k`` of the ``t`` steps of a round,
@@ -118,7 +157,9 @@ class RandomAllocation(_BatchedScheme):
     batches). Rounds compose (one round per epoch; ``steps`` is rounded up to whole rounds).
 
     Accounting: the random-allocation pair of a round (Feldman & Shenfeld 2025, arXiv 2502.08202
-    and 2602.17284) under add/remove, sensitivity C, certified in convex order; for k > 1 the
+    and 2602.17284) under add/remove, sensitivity C, certified in convex order — for the
+    Gaussian, the Laplace mechanism and symmetric finite pairs (randomized response, a discrete
+    PLD given as a pair of laws); for k > 1 the
     k-out-of-t pair is dominated by k stratified one-out-of-⌈t/k⌉ or ⌊t/k⌋ rounds (see
     :mod:`privamp.pld.allocation`). The DP-SGD mapping accounted is therefore "k-out-of-t over
     each round of t steps, rounds composed": per-epoch balls-in-bins is ``RandomAllocation(t =
@@ -161,6 +202,11 @@ class RandomAllocation(_BatchedScheme):
     def examples(cls):
         return [cls(1), cls(2), cls(10), cls(1000), cls(10, 10), cls(10, 3), cls(100, 10)]
 
+    @classmethod
+    def at_size(cls, n, m, b=None):
+        """Balls-in-bins with batches of m records on average: t = round(n/m) bins."""
+        return cls(max(1, round(n / m)))
+
     def reduced(self):
         return None if self.k == self.t else self
 
@@ -170,6 +216,12 @@ class RandomAllocation(_BatchedScheme):
     @property
     def fixed_size(self):
         return None
+
+    def check_mechanism(self, mechanism, relation):
+        return None if self.k == self.t or _step_law(mechanism) is not None else (
+            f"random allocation accounts the Gaussian, the Laplace mechanism and mechanisms "
+            f"given by a symmetric finite pair (randomized response, a discrete PLD); not "
+            f"{type(mechanism).__name__}")
 
     def pld_events(self, mechanism, count, label=""):
         """k = t: every step uses every record (the plain composition, ``count`` steps). k = 1:
@@ -181,10 +233,9 @@ class RandomAllocation(_BatchedScheme):
 
         count = int(count)
         if self.k == self.t:
-            return [PldEvent({"symmetric": ProfileCurve(mechanism.profile())}, count, label)]
-        # θ rounded to the nearest double: a one-ulp change of θ moves the curves by far less
-        # than the laws' relative margin (1e-9), which covers it
-        theta = float(mechanism.theta)
+            profile = mechanism.profile() if hasattr(mechanism, "profile") else mechanism
+            return [PldEvent({"symmetric": ProfileCurve(profile)}, count, label)]
+        theta = _step_law(mechanism)
         if self.k == 1:
             whole, rest = divmod(count, self.t)
             out = [PldEvent(random_allocation_curves(theta, self.t), whole, label)] \
@@ -252,6 +303,7 @@ class Shuffle(_BatchedScheme):
     m: int
     order: str = "reshuffle"
     kind: ClassVar[str] = "shuffle"
+    own_lower_bound: ClassVar[bool] = True
     params: ClassVar = (_N, _M)
     relation_map: ClassVar = {R: R, S: S}
     theorems: ClassVar = {
@@ -372,6 +424,11 @@ class TruncatedPoisson(_BatchedScheme):
         object.__setattr__(self, "n", _N.check(self.n))
         object.__setattr__(self, "rate", _RATE.check(self.rate))
         object.__setattr__(self, "max_batch", _MAX_BATCH.check(self.max_batch))
+
+    @classmethod
+    def at_size(cls, n, m, b=None):
+        """Rate m/n, at most m + 2√m records (padding for about two standard deviations)."""
+        return cls(n, min(1.0, m / n), min(n, m + math.ceil(2 * math.sqrt(m))))
 
     @classmethod
     def examples(cls):
