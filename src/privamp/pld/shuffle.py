@@ -117,7 +117,9 @@ class DiscretePairCurve(PairCurve):
     q up): the curve is then that of the measures (p, q), whose values lie below those of every
     pair of probability vectors (P, Q) with P ≥ p and Q ≤ q entrywise, and the PLD engine's
     lower end bounds their composition from below. Its upper end is an upper bound for (p, q)
-    only — never a guarantee for a mechanism this pair is a *lower* bound of.
+    only while Σp ≤ 1 (the engine anchors the curve at f(0) = 1; an excess of the first vector
+    above 1 enters the upper end by that much) — and never a guarantee for a mechanism this
+    pair is a *lower* bound of.
 
     Every value is bracketed with its rounding: the sorted suffix sums of n non-negative terms
     are within ``n·ULP`` relative; log p − log q within ``(FUNC_ULPS + 1)·ULP·(|log p| + |log q|)``,
@@ -235,7 +237,9 @@ class DiscretePairCurve(PairCurve):
                 extra = np.log(np.maximum(amb, 0.0) * 2.01 * self._lr_err)
             val = round_up_log(np.logaddexp(val, extra), ulps=2)
         out[~top] = val
-        return np.minimum(out, 0.0).reshape(eps.shape)
+        # no cap at 0 on the upper value: vectors summing to 1 + 1e-16 (rounding) have values
+        # above 1 at α → 0; the lower value may be capped (it stays a lower bound)
+        return (np.minimum(out, 0.0) if lower else out).reshape(eps.shape)
 
     def log_upper(self, eps):
         """Upper bound on ``log Σ_j (p_j − e^ε q_j)_+``, any real ε (±∞ included)."""
