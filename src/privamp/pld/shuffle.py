@@ -7,9 +7,10 @@ sampler; the certified upper end is the un-amplified composition (one Gaussian s
 each record). This module gives the lower end: a pair of output distributions of the mechanism
 itself, on a pair of neighbouring datasets, post-processed. Every hockey-stick divergence of
 that pair is a valid lower bound on the mechanism's (Chua, Ghazi, Kamath, Kumar, Manurangsi,
-Sinha, Zhang, "How Private are DP-SGD Implementations?", ICML 2024, arXiv 2403.17673, §3 and
-Theorem 3.2's datasets; "Scalable DP-SGD: Shuffling vs. Poisson Subsampling", NeurIPS 2024, arXiv
-2411.04205, §3, the max-of-Gaussians test).
+Sinha, Zhang, "How Private are DP-SGD Implementations?", ICML 2024, arXiv 2403.17673: the
+shuffled-ABLQ lower bound, its worst-case datasets and the maximum of the outputs as the test;
+"Scalable DP-SGD: Shuffling vs. Poisson Subsampling", NeurIPS 2024, arXiv 2411.04205: the
+multi-epoch lower bounds).
 
 **The pair.** One-dimensional gradients, C = 1, θ = C/σ. Every record of x has gradient −1
 except the differing one, which has +1; in x' it is replaced by a record contributing 0
