@@ -53,7 +53,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for sigma, batches, epochs, order, published in CASES:
         t_build, items = _median_time(
-            lambda s=sigma, b=batches, e=epochs, o=order: shuffle_lower_curves(1 / s, b, e, o),
+            lambda s=sigma, b=batches, e=epochs, o=order:
+            shuffle_lower_curves(2 / s, 1 / s, b, e, o),  # zero-out: means 2C/σ and C/σ
             args.repeat)
         events = [PldEvent(c, n) for c, n in items]
         t_query, result = _median_time(lambda ev=events: pld_epsilon(ev, DELTA), args.repeat)

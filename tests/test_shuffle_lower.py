@@ -35,8 +35,10 @@ from privamp.pld.shuffle import (
 DELTA = 1e-6
 
 
-def _lower(theta, batches, epochs=1, order="reshuffle", delta=DELTA):
-    events = [PldEvent(c, n) for c, n in shuffle_lower_curves(theta, batches, epochs, order)]
+def _lower(theta, batches, epochs=1, order="reshuffle", delta=DELTA, means=None):
+    # zero-out: the record's batch means (a, b) = (2θ, θ), θ = C/σ
+    a, b = (2 * theta, theta) if means is None else means
+    events = [PldEvent(c, n) for c, n in shuffle_lower_curves(a, b, batches, epochs, order)]
     return pld_epsilon(events, delta).bracket
 
 
@@ -122,9 +124,9 @@ def test_one_epoch_matches_mpmath_supremum(sigma, batches):
 # ---------------------------------------------------------------------------------------------
 
 
-def _mixture_hockey_stick(theta: float, batches: int, eps: np.ndarray,
+def _mixture_hockey_stick(a: float, b: float, batches: int, eps: np.ndarray,
                           orientation: str, h: float) -> np.ndarray:
-    """D_{e^ε} of the two mixtures (1/T) Σ_j N(μ e_j, I) (μ = 2θ under x, θ under x').
+    """D_{e^ε} of the two mixtures (1/T) Σ_j N(μ e_j, I) (μ = a under x, b under x').
 
     Rotate: u = Σ x_j/√T has mean μ/√T in every component and is independent of the
     orthogonal complement w ∈ ℝ^{T−1}, a mixture of T Gaussians. For fixed w the integral over u
@@ -132,10 +134,10 @@ def _mixture_hockey_stick(theta: float, batches: int, eps: np.ndarray,
     two densities of w with the factor e^ε), which leaves a smooth integral over w, done by the
     trapezoid rule on a grid of spacing h (exponentially accurate for smooth integrands)."""
     t = batches
-    first, second = (2 * theta, theta) if orientation == "remove" else (theta, 2 * theta)
+    first, second = (a, b) if orientation == "remove" else (b, a)
     basis = np.linalg.qr(np.column_stack([np.ones(t), np.eye(t)[:, : t - 1]]))[0][:, 1:]
     centres = basis  # row j: the w-coordinates of e_j
-    width = 2 * theta + 10.0
+    width = a + 10.0
     axis = np.arange(-width, width + h / 2, h)
     w = np.stack(np.meshgrid(*([axis] * (t - 1)), indexing="ij"), axis=-1).reshape(-1, t - 1)
 
@@ -160,13 +162,13 @@ def _mixture_hockey_stick(theta: float, batches: int, eps: np.ndarray,
 
 
 @pytest.mark.parametrize("orientation", ["remove", "add"])
-@pytest.mark.parametrize(("theta", "batches", "h"), [(0.5, 2, 0.01), (1.0, 2, 0.01),
-                                                     (2.0, 2, 0.01), (1.0, 3, 0.06),
-                                                     (2.0, 3, 0.06)])
-def test_brute_force_mixture_dominates(theta, batches, h, orientation):
+@pytest.mark.parametrize(("a", "b", "batches", "h"), [
+    (1.0, 0.5, 2, 0.01), (2.0, 1.0, 2, 0.01), (4.0, 2.0, 2, 0.01), (2.0, 1.0, 3, 0.06),
+    (4.0, 2.0, 3, 0.06), (2.0, 0.0, 2, 0.01), (3.0, 0.0, 3, 0.06)])  # b = 0: substitution
+def test_brute_force_mixture_dominates(a, b, batches, h, orientation):
     eps = np.concatenate([np.linspace(-3.0, 6.0, 19), [0.01, 1e-6, -1e-6]])
-    exact = _mixture_hockey_stick(theta, batches, eps, orientation, h)
-    curve = DiscretePairCurve(*shuffle_lower_pair(theta, batches, orientation), orientation)
+    exact = _mixture_hockey_stick(a, b, batches, eps, orientation, h)
+    curve = DiscretePairCurve(*shuffle_lower_pair(a, b, batches, orientation), orientation)
     upper = np.exp(curve.log_upper(eps))
     lower = np.exp(curve.log_lower(eps))
     # the integration is accurate far below this slack (h and h/2 agree to 1e-12 at T = 2)
@@ -179,8 +181,8 @@ def test_brute_force_mixture_dominates(theta, batches, h, orientation):
 
 def test_brute_force_integration_converged():
     eps = np.array([-1.0, 0.0, 1.0, 3.0])
-    coarse = _mixture_hockey_stick(1.0, 2, eps, "remove", 0.02)
-    fine = _mixture_hockey_stick(1.0, 2, eps, "remove", 0.01)
+    coarse = _mixture_hockey_stick(2.0, 1.0, 2, eps, "remove", 0.02)
+    fine = _mixture_hockey_stick(2.0, 1.0, 2, eps, "remove", 0.01)
     assert np.allclose(coarse, fine, rtol=1e-10, atol=1e-15)
 
 
@@ -189,7 +191,7 @@ def test_brute_force_integration_converged():
 # ---------------------------------------------------------------------------------------------
 
 
-def _mp_cells(theta, batches, shift, idx, edges):
+def _mp_cells(batches, shift, idx, edges):
     """Exact cell probabilities (80 digits) of the cells ``idx`` (0 = (−∞, e_0], K + 1 =
     (e_K, ∞))."""
     out = []
@@ -212,21 +214,22 @@ def _mp_cells(theta, batches, shift, idx, edges):
     return out
 
 
-@pytest.mark.parametrize(("theta", "batches"), [(2.0, 1000), (1.0, 1), (0.3, 10**7),
-                                                (5.0, 7), (1.0, 2)])
+@pytest.mark.parametrize(("a", "b", "batches"), [(4.0, 2.0, 1000), (2.0, 1.0, 1),
+                                                 (0.6, 0.3, 10**7), (10.0, 5.0, 7),
+                                                 (2.0, 1.0, 2), (2.0, 0.0, 1000)])
 @pytest.mark.parametrize("orientation", ["remove", "add"])
-def test_cells_rounded_to_the_safe_side(theta, batches, orientation):
-    first, second = shuffle_lower_pair(theta, batches, orientation)
-    edges = _edges(theta, batches)
+def test_cells_rounded_to_the_safe_side(a, b, batches, orientation):
+    first, second = shuffle_lower_pair(a, b, batches, orientation)
+    edges = _edges(a, b, batches)
     assert first.size == second.size == edges.size + 1
     assert math.fsum(first.tolist()) <= 1.0 <= math.fsum(second.tolist())
-    s1, s2 = (2 * theta, theta) if orientation == "remove" else (theta, 2 * theta)
+    s1, s2 = (a, b) if orientation == "remove" else (b, a)
     rng = np.random.default_rng(19)
     k = edges.size
     idx = sorted({0, 1, 2, k - 1, k, *rng.integers(0, k + 1, 12).tolist(),
                   int(np.argmax(first)), int(np.argmax(second))})
-    ex1 = _mp_cells(theta, batches, s1, idx, edges)
-    ex2 = _mp_cells(theta, batches, s2, idx, edges)
+    ex1 = _mp_cells(batches, s1, idx, edges)
+    ex2 = _mp_cells(batches, s2, idx, edges)
     for i, v1, v2 in zip(idx, ex1, ex2, strict=True):
         assert first[i] <= v1 and second[i] >= v2, i
         if v1 > 1e-250:  # tight too: the margins are rounding-level
@@ -334,17 +337,22 @@ def test_persistent_one_epoch_is_one_epoch():
 def test_persistent_epochs_are_one_epoch_at_scaled_theta():
     four = _lower(0.5, 1000, 4, "persistent")
     scaled = _lower(1.0, 1000)
-    # θ·√4 rounded down by 8 ulp: the same pair up to rounding
+    # the means times √4, carried with a 2-ulp error: the same pair up to rounding
     assert four.lower == pytest.approx(scaled.lower, rel=1e-9)
+    assert four.lower <= scaled.lower
     assert four.lower <= _gaussian_upper(2.0, 4)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
 def test_one_batch_is_the_gaussian_mechanism(sigma):
-    # T = 1: the maximum is the output itself, N(2θ, 1) against N(θ, 1)
-    low = _lower(1.0 / sigma, 1).lower
+    # T = 1: the maximum is the output itself, N(2θ, 1) against N(θ, 1) (zero-out) or N(2θ, 1)
+    # against N(0, 1) (substitution: the Gaussian mechanism of sensitivity 2C)
     gauss = _gaussian_upper(sigma, 1)
+    low = _lower(1.0 / sigma, 1).lower
     assert gauss * (1 - 1e-6) <= low <= gauss
+    gauss2 = _gaussian_upper(sigma / 2, 1)
+    low2 = _lower(None, 1, means=(2.0 / sigma, 0.0)).lower
+    assert gauss2 * (1 - 1e-6) <= low2 <= gauss2
 
 
 @pytest.mark.parametrize("batches", [2, 10, 1000])
@@ -360,15 +368,16 @@ def test_reshuffled_epochs_grow_and_stay_below_gaussian(batches):
 
 
 @pytest.mark.parametrize(("kwargs", "name"), [
-    ({"theta": 0.0}, "theta"), ({"theta": -1.0}, "theta"), ({"theta": math.nan}, "theta"),
-    ({"theta": math.inf}, "theta"), ({"theta": 2e4}, "theta"), ({"theta": "1"}, "theta"),
+    ({"a": 0.0}, "a"), ({"a": -1.0}, "a"), ({"a": math.nan}, "a"), ({"a": math.inf}, "a"),
+    ({"a": 3e4}, "a"), ({"a": "1"}, "a"), ({"b": -0.5}, "b"), ({"b": 2.0}, "b"),
+    ({"b": 3.0}, "b"), ({"b": math.nan}, "b"),
     ({"batches": 0}, "batches"), ({"batches": 1.5}, "batches"), ({"batches": True}, "batches"),
     ({"batches": 2**60}, "batches"), ({"epochs": 0}, "epochs"), ({"epochs": 2.5}, "epochs"),
     ({"order": "random"}, "order"), ({"order": None}, "order"),
-    ({"theta": 5e3, "epochs": 100, "order": "persistent"}, "theta * sqrt(epochs)"),
+    ({"a": 1e4, "epochs": 100, "order": "persistent"}, "a * sqrt(epochs)"),
 ])
 def test_bad_curve_arguments(kwargs, name):
-    args = {"theta": 1.0, "batches": 10, "epochs": 1, "order": "reshuffle", **kwargs}
+    args = {"a": 2.0, "b": 1.0, "batches": 10, "epochs": 1, "order": "reshuffle", **kwargs}
     with pytest.raises(InvalidParameterError) as info:
         shuffle_lower_curves(**args)
     assert info.value.parameter == name
@@ -377,7 +386,7 @@ def test_bad_curve_arguments(kwargs, name):
 
 def test_bad_pair_orientation():
     with pytest.raises(InvalidParameterError, match="orientation"):
-        shuffle_lower_pair(1.0, 10, "symmetric")
+        shuffle_lower_pair(2.0, 1.0, 10, "symmetric")
 
 
 @pytest.mark.parametrize(("p", "q", "name"), [

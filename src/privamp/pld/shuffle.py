@@ -315,11 +315,13 @@ _ABS_FLOOR = 1e-290
 _MAX_CELLS = 200_000
 
 
-def _log_cdf_max(c: np.ndarray, shift: float, batches: int) -> tuple[np.ndarray, np.ndarray]:
+def _log_cdf_max(c: np.ndarray, shift: float, batches: int,
+                 shift_err: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``log F(c) = (T − 1) log Φ(c) + log Φ(c − shift)`` and a bound on its absolute error.
 
     Error: each log_ndtr within ``_LOG_NDTR_ULPS`` ulp of its value; the argument x = c − shift
-    is rounded (|Δx| ≤ ULP·|x|/2), which moves log Φ by at most λ(x)·|Δx| with λ = φ/Φ the
+    is rounded (|Δx| ≤ ULP·|x|/2, plus ``shift_err`` when the shift itself is a rounded value
+    of the exact one), which moves log Φ by at most λ(x)·|Δx| with λ = φ/Φ the
     derivative of log Φ: λ(x) < (|x| + √(x² + 4))/2 ≤ |x| + 1 for x < 0 (Birnbaum's bound on
     the Mills ratio) and λ(x) ≤ φ(x)/Φ(0) = 2φ(x) for x ≥ 0 (a bound that stays relative to the
     tiny log Φ(x) ≈ −φ(x)/x far right, where the cells are thin); the product by the exact
@@ -334,7 +336,7 @@ def _log_cdf_max(c: np.ndarray, shift: float, batches: int) -> tuple[np.ndarray,
     with np.errstate(under="ignore"):
         lam = np.where(x < 0, 1.0 - x, 2.0 * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
     err = (_LOG_NDTR_ULPS * ULP * (t1 * np.abs(l0) + np.abs(l1))
-           + 0.5 * ULP * np.abs(x) * lam
+           + (0.5 * ULP * np.abs(x) + shift_err) * lam
            + ULP * (t1 * np.abs(l0) + np.abs(l1) + np.abs(val)))
     return val, 2.0 * err + _ABS_FLOOR
 
@@ -357,14 +359,17 @@ def _find(func, target: float, lo: float, hi: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def _right_tail(c: float, shift: float, batches: int, lower: bool, other: float) -> float:
+def _right_tail(c: float, shift: float, batches: int, lower: bool, other: float,
+                shift_err: float = 0.0) -> float:
     """The better of ``other`` and the bound on log(1 − F(c)) from the shifted output alone
     (lower) or the union bound (upper). Errors: log_ndtr within ``_LOG_NDTR_ULPS`` ulp, its
-    argument x = shift − c (or −c, exact) rounded by ULP·|x|/2, moving log Φ by ≤ (1 + |x|)
+    argument x = shift − c (or −c, exact) rounded by ULP·|x|/2 (+ ``shift_err``), moving log Φ
+    by ≤ (1 + |x|)
     times that (x < 0 here; Birnbaum), log(T − 1) and the log-add-exp a few ulp — all doubled."""
     x = shift - c
     l1 = float(_special.log_ndtr(x))
-    e1 = 2 * (_LOG_NDTR_ULPS * ULP * abs(l1) + 0.5 * ULP * abs(x) * (1 + max(-x, 0.0)))
+    e1 = 2 * (_LOG_NDTR_ULPS * ULP * abs(l1)
+              + (0.5 * ULP * abs(x) + shift_err) * (1 + max(-x, 0.0)))
     if lower:
         return max(other, l1 - e1 - FUNC_ULPS * ULP * (1 + abs(l1)))
     if batches > 1:
@@ -378,7 +383,7 @@ def _right_tail(c: float, shift: float, batches: int, lower: bool, other: float)
 
 
 def _cell_logs(edges: np.ndarray, shift: float, batches: int,
-               lower: bool) -> np.ndarray:
+               lower: bool, shift_err: float = 0.0) -> np.ndarray:
     """Bounds (lower or upper) on the log-probabilities of the cells
     (−∞, e_0], (e_0, e_1], …, (e_{K−1}, e_K], (e_K, ∞) of the max statistic.
 
@@ -393,7 +398,7 @@ def _cell_logs(edges: np.ndarray, shift: float, batches: int,
     log1mexp, exp and the additions add a few ulp of the magnitudes, covered by rounding the
     logs by ``4·FUNC_ULPS`` ulp of ``1 + |value|`` in the safe direction.
     """
-    big, err = _log_cdf_max(edges, shift, batches)
+    big, err = _log_cdf_max(edges, shift, batches, shift_err)
     d = np.diff(big)
     d_err = err[1:] + err[:-1] + ULP * np.abs(d)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -413,7 +418,7 @@ def _cell_logs(edges: np.ndarray, shift: float, batches: int,
         # the right end directly, as the same cell's probability seen from the right:
         # Φ(shift − e_K) ≤ 1 − F(e_K) ≤ (T − 1)Φ(−e_K) + Φ(shift − e_K) (the shifted output
         # alone exceeds e_K; a union bound) — where log F rounds to 0 the first form says nothing
-        right = _right_tail(float(edges[-1]), shift, batches, lower, right)
+        right = _right_tail(float(edges[-1]), shift, batches, lower, right, shift_err)
     out = np.concatenate([[left], mid, [right]])
     out = np.minimum(out, 0.0) if not lower else out
     if lower:
@@ -421,35 +426,58 @@ def _cell_logs(edges: np.ndarray, shift: float, batches: int,
     return np.minimum(round_up_log(out, ulps=4 * FUNC_ULPS), 0.0)
 
 
-def _edges(theta: float, batches: int) -> np.ndarray:
-    """Cell boundaries of the max statistic: from where F_Q ≤ e^{−80} (F_P ≤ F_Q: b < a) to
-    where 1 − F_P ≤ e^{−80}, spaced ``_CELL_WIDTH / max(1, θ)`` (at most ``_MAX_CELLS``)."""
-    a, b = 2.0 * theta, theta
+def _edges(a: float, b: float, batches: int) -> np.ndarray:
+    """Cell boundaries of the max statistic: from where F_b ≤ e^{−80} (F_a ≤ F_b: b < a) to
+    where 1 − F_a ≤ e^{−80}, spaced ``_CELL_WIDTH / max(1, a − b)`` (at most ``_MAX_CELLS``):
+    in the tail that decides ε the loss grows like (a − b)·c."""
 
-    def log_fq(c):
+    def log_fb(c):
         return float(_log_cdf_max(np.array([c]), b, batches)[0][0])
 
-    def log_sf_p(c):  # log(1 − F_P(c)), decreasing: its negative is increasing
+    def log_sf_a(c):  # −log(1 − F_a(c)), increasing
         return -float(log1mexp(min(_log_cdf_max(np.array([c]), a, batches)[0][0], -1e-300)))
 
-    lo = _find(log_fq, _LOG_END_MASS, -1.0, 1.0)
-    hi = _find(log_sf_p, -_LOG_END_MASS, max(lo, a), max(lo, a) + 20.0)
-    width = _CELL_WIDTH / max(1.0, theta)
+    lo = _find(log_fb, _LOG_END_MASS, -1.0, 1.0)
+    hi = _find(log_sf_a, -_LOG_END_MASS, max(lo, a), max(lo, a) + 20.0)
+    width = _CELL_WIDTH / max(1.0, a - b)
     cells = max(1, min(_MAX_CELLS, math.ceil((hi - lo) / width)))
     return lo + (hi - lo) * (np.arange(cells + 1) / cells)
 
 
-def shuffle_lower_pair(theta: float, batches: int,
+def _check_means(a, b) -> tuple[float, float]:
+    a = check_real("a", a, "(0, 2e4]")
+    b = check_real("b", b, f"[0, {a!r})")
+    return a, b
+
+
+def _pair(a: float, b: float, batches: int, orientation: str,
+          rel_err: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`shuffle_lower_pair` for means known within ``rel_err`` (relative) of the exact
+    ones: their error widens each cell's interval like a rounding of c − a."""
+    edges = _edges(a, b, batches)
+    (s1, s2) = (a, b) if orientation == "remove" else (b, a)
+    first = _cell_logs(edges, s1, batches, lower=True, shift_err=rel_err * s1)
+    second = _cell_logs(edges, s2, batches, lower=False, shift_err=rel_err * s2)
+    with np.errstate(under="ignore"):
+        first = np.exp(first) * (1 - 4 * ULP)
+        second = np.maximum(np.exp(second) * (1 + 4 * ULP), _TINY)
+    return first, np.minimum(second, 1.0)
+
+
+def shuffle_lower_pair(a: float, b: float, batches: int,
                        orientation: str = "remove") -> tuple[np.ndarray, np.ndarray]:
     """A dominated pair (p, q) of one epoch of shuffled fixed batches: the binned maximum of
     the T outputs (module docstring), with p rounded down and q rounded up.
 
     The pair of one epoch of T = ``batches`` steps of the Gaussian mechanism on fixed batches
-    of a fresh random permutation, on the zero-out datasets of Chua et al. (2024): the maximum
-    M of the T outputs has CDFs ``Φ(c)^{T−1} Φ(c − 2θ)`` under x and ``Φ(c)^{T−1} Φ(c − θ)``
-    under x', binned into cells of width ``2e-3/max(1, θ)`` (in units of σ) between the points
-    where the lumped end cells hold e^{−80}. Binning is post-processing, so
-    ``D_α(p ‖ q) ≤ D_α(M(x) ‖ M(x')) ≤ D_α(mechanism(x) ‖ mechanism(x'))`` for every α.
+    of a fresh random permutation, on the datasets of Chua et al. (2024): the maximum M of the
+    T outputs (in units of σ, baseline removed) has CDFs ``F_a(c) = Φ(c)^{T−1} Φ(c − a)`` under
+    x and ``F_b`` under x', a and b the record's batch mean under x and x'. Zero-out (add/remove,
+    the other gradients at −C, the record's +C against 0): a = 2θ, b = θ with θ = C/σ;
+    substitution (+C against −C): a = 2C/σ, b = 0. The cells have width
+    ``2e-3/max(1, a − b)`` between the points where the lumped end cells hold e^{−80}. Binning
+    is post-processing, so ``D_α(p ‖ q) ≤ D_α(M(x) ‖ M(x')) ≤ D_α(mechanism(x) ‖
+    mechanism(x'))`` for every α.
 
     **Rounding to the safe side.** Each cell's log-probability is bracketed from the log-CDFs
     and their error bounds (:func:`_cell_logs`: the relative error of ``log_ndtr``, the
@@ -462,13 +490,13 @@ def shuffle_lower_pair(theta: float, batches: int,
 
     Parameters
     ----------
-    theta : float
-        C/σ, the clipping norm over the noise's standard deviation, in (0, 1e4].
+    a, b : float
+        The record's batch mean under x and under x', in units of σ: 0 ≤ b < a ≤ 2e4.
     batches : int
-        T = n/m, the number of batches (steps) of an epoch, in [1, 2^53].
+        T = ⌊n/m⌋, the number of batches (steps) of an epoch, in [1, 2^53].
     orientation : {"remove", "add"}
-        "remove": (p, q), the distributions under x (with the record) and x' (zeroed out);
-        "add": (q, p) — q rounded down and p rounded up.
+        "remove": (p, q), the distributions under x and x'; "add": (q, p) — q rounded down and
+        p rounded up (the ordered pair (x', x)).
 
     Returns
     -------
@@ -478,43 +506,37 @@ def shuffle_lower_pair(theta: float, batches: int,
     Raises
     ------
     InvalidParameterError
-        For θ outside (0, 1e4], T outside [1, 2^53] or an unknown orientation.
+        For a outside (0, 2e4], b outside [0, a), T outside [1, 2^53] or an unknown
+        orientation.
 
-    >>> p, q = shuffle_lower_pair(1.0, 1000)
+    >>> p, q = shuffle_lower_pair(2.0, 1.0, 1000)
     >>> bool(abs(p.sum() - 1) < 1e-9 and p.sum() <= 1 and q.sum() >= 1)
     True
     """
-    theta = check_real("theta", theta, "(0, 1e4]")
+    a, b = _check_means(a, b)
     batches = check_int("batches", batches, "[1, 9007199254740992]")
     orientation = check_choice("orientation", orientation, ("remove", "add"))
-    edges = _edges(theta, batches)
-    shift_first, shift_second = ((2.0 * theta, theta) if orientation == "remove"
-                                 else (theta, 2.0 * theta))
-    first = _cell_logs(edges, shift_first, batches, lower=True)
-    second = _cell_logs(edges, shift_second, batches, lower=False)
-    with np.errstate(under="ignore"):
-        first = np.exp(first) * (1 - 4 * ULP)
-        second = np.maximum(np.exp(second) * (1 + 4 * ULP), _TINY)
-    return first, np.minimum(second, 1.0)
+    return _pair(a, b, batches, orientation, 0.0)
 
 
-def shuffle_lower_curves(theta: float, batches: int, epochs: int = 1,
+def shuffle_lower_curves(a: float, b: float, batches: int, epochs: int = 1,
                          order: str = "reshuffle") -> list[tuple[dict, int]]:
     """The lower-bound pair curves of ``epochs`` epochs of shuffled fixed batches, for the PLD
     engine: a list of ``(curves, count)`` (``PldEvent(curves, count)``).
 
     * ``order="reshuffle"`` (a fresh permutation every epoch): the one-epoch pair composed
       ``epochs`` times, ``[({"remove": …, "add": …}, epochs)]``;
-    * ``order="persistent"`` (one permutation for all epochs): one epoch at θ·√epochs, count 1
-      (the per-position sums are sufficient; module docstring).
+    * ``order="persistent"`` (one permutation for all epochs): one epoch with means a·√epochs
+      and b·√epochs, count 1 (the per-position sums are sufficient; module docstring).
 
     The lower end of :func:`~privamp.pld.engine.pld_epsilon` on these events is a lower bound
     on the ε(δ) of the mechanism (Chua et al. 2024); its upper end is *not* a guarantee.
 
     Parameters
     ----------
-    theta : float
-        C/σ, in (0, 1e4] (after the persistent scaling by √epochs too).
+    a, b : float
+        The record's batch mean under x and x' in units of σ (:func:`shuffle_lower_pair`;
+        zero-out: 2C/σ and C/σ), 0 ≤ b < a ≤ 2e4 (after the persistent scaling too).
     batches : int
         T, the batches per epoch.
     epochs : int
@@ -523,21 +545,23 @@ def shuffle_lower_curves(theta: float, batches: int, epochs: int = 1,
         Whether each epoch draws a new permutation.
 
     >>> from privamp.pld.engine import PldEvent, pld_epsilon
-    >>> events = [PldEvent(c, n) for c, n in shuffle_lower_curves(1.0, 1000)]
+    >>> events = [PldEvent(c, n) for c, n in shuffle_lower_curves(2.0, 1.0, 1000)]
     >>> round(pld_epsilon(events, 1e-6).bracket.lower, 3)
     3.724
     """
-    theta = check_real("theta", theta, "(0, 1e4]")
+    a, b = _check_means(a, b)
+    batches = check_int("batches", batches, "[1, 9007199254740992]")
     epochs = check_int("epochs", epochs, "[1, inf)")
     order = check_choice("order", order, ("reshuffle", "persistent"))
-    count = epochs
+    count, rel_err = epochs, 0.0
     if order == "persistent":
-        # rounded down (8 ulp cover sqrt and the product): a smaller θ is a post-processing
-        # of a larger one (add independent N(0, s²) to every output and rescale by
-        # 1/√(1 + s²): every mean shrinks by the same factor), so it only lowers the bound
-        theta = check_real("theta * sqrt(epochs)",
-                           theta * math.sqrt(epochs) * (1 - 8 * ULP), "(0, 1e4]")
-        count = 1
-    remove = DiscretePairCurve(*shuffle_lower_pair(theta, batches, "remove"), "remove")
-    add = DiscretePairCurve(*shuffle_lower_pair(theta, batches, "add"), "add")
+        # the exact means are a√E and b√E; sqrt and each product are correctly rounded (half
+        # an ulp each), so the computed means are within 2 ulp (relative) of them, an error
+        # the cells' intervals carry like the rounding of c − a
+        root = math.sqrt(epochs)
+        a = check_real("a * sqrt(epochs)", a * root, "(0, 2e4]")
+        b = b * root
+        count, rel_err = 1, (0.0 if epochs == 1 else 2 * ULP)  # E = 1: exact
+    remove = DiscretePairCurve(*_pair(a, b, batches, "remove", rel_err), "remove")
+    add = DiscretePairCurve(*_pair(a, b, batches, "add", rel_err), "add")
     return [({"remove": remove, "add": add}, count)]
