@@ -40,6 +40,9 @@ from privamp.sampling import (
     MustOW,
     MustWW,
     Poisson,
+    RandomAllocation,
+    Shuffle,
+    TruncatedPoisson,
     WithoutReplacement,
     WithReplacement,
 )
@@ -422,7 +425,7 @@ def test_accountant_refusals_name_the_parameter():
     with pytest.raises(UnsupportedCombinationError, match="unproved"):
         PrivampAccountant(MustWW(100, 50, 20, bound="published"))
     with pytest.raises(InvalidParameterError) as info:
-        scheme_from_state({"scheme": "shuffle", "n": 10})
+        scheme_from_state({"scheme": "lottery", "n": 10})
     assert info.value.parameter == "scheme"
 
 
@@ -460,3 +463,31 @@ def test_example_runs_and_prints_both_accountants():
         assert row[6] == ("add-remove" if name == "Poisson" else "substitute")
     # the issue's trap, visible in the example: WOR's certified ε exceeds Opacus's figure
     assert float(rows["WOR"][4]) > float(rows["WOR"][2])
+
+
+@pytest.mark.parametrize("scheme", [RandomAllocation(10), Shuffle(N, 20),
+                                    Shuffle(N, 20, "persistent"), TruncatedPoisson(N, 0.1, 25)],
+                         ids=repr)
+def test_practical_samplers_train_with_their_own_accounting(dataset, scheme):
+    """Random allocation, shuffling and truncated Poisson drive Opacus through a
+    TorchBatchSampler; the accountant reports privamp's ε for the sampler used (for shuffling:
+    the un-amplified upper end with the best known lower bound)."""
+    steps = 20
+    sampler = TorchBatchSampler(scheme, steps=steps, n=N, rng=1)
+    model, opt = _model_and_optimizer()
+    engine = PrivampPrivacyEngine()
+    model, opt, loader = engine.make_private(module=model, optimizer=opt,
+                                             data_loader=sampler.data_loader(dataset),
+                                             noise_multiplier=1.0, max_grad_norm=1.0)
+    _train(model, opt, loader)
+    assert sampler.batches_drawn == steps
+    assert engine.epsilon_bracket(DELTA) == _reference(scheme, 1.0, steps, 1.0)
+
+
+def test_a_plain_shuffled_loader_is_refused_with_the_shuffle_scheme_named(dataset):
+    model, opt = _model_and_optimizer()
+    loader = DataLoader(dataset, batch_size=20, shuffle=True)
+    with pytest.raises(InvalidParameterError, match="Shuffle"):
+        PrivampPrivacyEngine().make_private(module=model, optimizer=opt, data_loader=loader,
+                                            noise_multiplier=1.0, max_grad_norm=1.0,
+                                            poisson_sampling=False)

@@ -291,7 +291,8 @@ class Shuffle(_BatchedScheme):
     2024, arXiv 2411.04205): the other records' gradients at −C, the record's at +C against 0
     (zero-out, add/remove) or −C (substitute), and the adversary's test on the largest batch sum
     (see :mod:`privamp.pld.shuffle`). Under add/remove the neighbour is the record replaced by
-    one that contributes nothing (zero-out), the reading in which batch shapes stay fixed;
+    one that contributes nothing (zero-out), the reading in which batch shapes stay fixed (a
+    removal that shifts every later record changes many batches and is not covered);
     sensitivity C (2C under substitution).
 
     >>> s = Shuffle(n=1000, m=10)
