@@ -507,12 +507,19 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
         return build(noise, coarse=True).epsilon(delta, lower=False).upper
 
     # a first guess: the CLT of subsampled Gaussians (exact without subsampling)
-    eta = None if scheme is None else float(scheme.eta)
+    eta = None if scheme is None else _guess_rate(scheme)
     guess = sens * _guess_noise(_gdp_mu(target, delta), steps, eta)
     out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
                   lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol, guess=max(guess, sens * 1e-2),
                   coarse=evaluate_coarse if backend == "pld" else None, slope=-1.5)
     return _finish(cls.noise, out.value, out, build, target, delta, backend, report_lower)
+
+
+def _guess_rate(scheme) -> float:
+    """The per-step rate of a scheme for first guesses only (η; the batch samplers, which have
+    no per-step amplification, say their own: :attr:`guess_rate`)."""
+    rate = getattr(scheme, "guess_rate", None)
+    return float(scheme.eta if rate is None else rate)
 
 
 def _noise_class(mechanism: str | type[Mechanism]) -> type[Mechanism]:
@@ -600,7 +607,7 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
     if z is not None:
         mu = _gdp_mu(target, delta)
         guess = ((mu * z) ** 2 if scheme is None
-                 else (mu / float(scheme.eta)) ** 2 / _expm1_inv_sq(z))
+                 else (mu / _guess_rate(scheme)) ** 2 / _expm1_inv_sq(z))
     out = _search(evaluate, parameter="steps", target_epsilon=target, increasing=True, lo=1,
                   hi=max_steps, integer=True, guess=min(max(guess, 1.0), max_steps),
                   coarse=evaluate_coarse if backend == "pld" else None, slope=0.5,

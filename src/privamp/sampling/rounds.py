@@ -71,6 +71,11 @@ class _BatchedScheme(SamplingScheme):
         """Steps of one round (the unit the accounting composes)."""
         return 1
 
+    @property
+    def guess_rate(self) -> float:
+        """A per-step rate for first guesses of calibration searches (never a bound)."""
+        return 1.0
+
     def rounds(self, steps: int) -> int:
         """Rounds covering ``steps`` steps: a partial round is accounted as a whole one (its
         missing steps are a post-processing away) unless the scheme does better."""
@@ -193,6 +198,10 @@ class RandomAllocation(_BatchedScheme):
     @property
     def steps_per_round(self) -> int:
         return self.t
+
+    @property
+    def guess_rate(self) -> float:
+        return self.k / self.t
 
     @property
     def exact_pair(self) -> bool:
@@ -462,6 +471,10 @@ class TruncatedPoisson(_BatchedScheme):
     @property
     def exact_pair(self) -> bool:
         return self.max_batch >= self.n   # plain Poisson then
+
+    @property
+    def guess_rate(self) -> float:
+        return self.rate
 
     def describe_accounting(self) -> str:
         return (f"truncated Poisson (rate {self.rate:g}, at most {self.max_batch} records): "

@@ -70,7 +70,8 @@ def _scheme(cfg: Configuration):
     if cfg.sampling == "none":
         return None
     cls = SCHEMES[cfg.sampling]
-    return cls.from_params(**{p.name: getattr(cfg, p.name) for p in cls.params})
+    extra = {"order": cfg.order} if cfg.order is not None else {}
+    return cls.from_params(**{p.name: getattr(cfg, p.name) for p in cls.params}, **extra)
 
 
 def _mechanism(cfg: Configuration, relation):

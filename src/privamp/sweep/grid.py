@@ -95,6 +95,7 @@ AXES: dict[str, tuple[str, Any]] = {
     **_declared(REGISTRY[name] for name in MECHANISMS),
     "sampling": ("choice", SAMPLINGS),
     **_declared(SCHEMES[kind] for kind in SAMPLINGS[1:]),
+    "order": ("choice", ("reshuffle", "persistent")),
     "relation": ("choice", RELATIONS),
     "group_privacy": ("choice", GROUP_PRIVACY),
     "steps": ("int", "[1, inf)"),
@@ -133,6 +134,10 @@ class Configuration:
     n: int | None = None
     b: int | None = None
     m: int | None = None
+    t: int | None = None
+    k: int | None = None
+    max_batch: int | None = None
+    order: str | None = None
     relation: str | None = None
     group_privacy: str | None = None
     steps: int | None = None
@@ -179,6 +184,13 @@ class Configuration:
                 v["rate"] = v["m"] / v["n"]  # the same expected subsample size as WOR/WR
         needs = () if sampling == "none" else SCHEMES[sampling].reads(relation)
         keep |= set(needs)
+        if sampling != "none":   # declared defaults (random allocation's k = 1)
+            for p in SCHEMES[sampling].params:
+                if v[p.name] is None and p.default is not None:
+                    v[p.name] = p.default
+        if sampling == "shuffle":
+            keep.add("order")
+            v["order"] = v["order"] or "reshuffle"
         if query == "epsilon":
             keep |= {"steps", "delta", "eps_error"}
         elif query == "delta":
