@@ -228,33 +228,65 @@ def _gaussian_step(theta: float, coarse: float, per_sd: float):
 # ---- combining two independent means ---------------------------------------------------------
 
 
-def _stage_grid(x_min: float, x_max: float, sd: float, coarse: float, per_sd: float) -> np.ndarray:
-    """Grid points (ascending, > 0) for a stage: step ``sd/per_sd`` in log R over ±12 sd of the
-    bulk, ``coarse`` elsewhere, from ``x_min`` to ``x_max``."""
-    lo = math.log(max(x_min, 1e-300))
-    hi = math.log(x_max)
-    pts = [np.arange(lo, hi + coarse, coarse)]
-    fine = min(coarse, sd / per_sd)
-    if fine < coarse:
-        span = 12.0 * sd
-        pts.append(np.arange(max(lo, -span), min(hi, span) + fine, fine))
-    g = np.unique(np.concatenate(pts))
-    return np.exp(g)
+class _Grid:
+    """Grid points (ascending, > 0) of a stage, uniform in log R piece by piece: step ``fine``
+    over [f0, f1] (±12 sd of the bulk), ``coarse`` below and above, from x_min to a point at
+    least one coarse step above x_max (so no pair's value reaches the last point)."""
+
+    def __init__(self, x_min: float, x_max: float, sd: float, coarse: float, per_sd: float):
+        lo = math.log(max(x_min, 1e-300))
+        hi = math.log(x_max)
+        fine = min(coarse, sd / per_sd)
+        f0 = max(lo, -12.0 * sd) if fine < coarse else lo
+        f1 = min(hi, 12.0 * sd) if fine < coarse else lo
+        f1 = max(f1, f0)
+        n_a = int(math.ceil((f0 - lo) / coarse))
+        n_b = int(math.ceil((f1 - f0) / fine)) if f1 > f0 else 0
+        f1 = f0 + n_b * fine
+        n_c = max(int(math.ceil((hi - f1) / coarse)), 0) + 1
+        logs = np.concatenate([f0 - coarse * np.arange(n_a, 0, -1),
+                               f0 + fine * np.arange(n_b + 1),
+                               f1 + coarse * np.arange(1, n_c + 1)])
+        self.points = np.exp(logs)
+
+    def cell(self, v: np.ndarray) -> np.ndarray:
+        """``k`` with ``points[k−1] ≤ v < points[k]`` (0 below the first point)."""
+        return np.searchsorted(self.points, v, side="right")
 
 
-def _combine_upper(A, a: int, B, b: int, grid: np.ndarray):
+def _pairs(xa, qa, xb, qb, wa: float, wb: float, same: bool):
+    """Chunks ``(v, m)`` of the values wa·x_i + wb·y_j and masses q_i q'_j of all pairs; for
+    two copies of one law (``same``) only i ≤ j, the off-diagonal pairs with mass 2 q_i q_j
+    (exact in binary: a doubling), which halves a doubling's work."""
+    chunk = max(1, _CHUNK // max(xb.size, 1))
+    for s in range(0, xa.size, chunk):
+        rows = slice(s, s + chunk)
+        if not same:
+            yield ((wa * xa[rows, None] + wb * xb[None, :]).ravel(),
+                   (qa[rows, None] * qb[None, :]).ravel())
+            continue
+        cols = slice(s, None)
+        v = wa * xa[rows, None] + wb * xb[None, cols]
+        m = 2.0 * (qa[rows, None] * qb[None, cols])
+        i = np.arange(v.shape[0])[:, None]
+        j = np.arange(v.shape[1])[None, :]
+        m = np.where(j > i, m, np.where(j == i, 0.5 * m, 0.0))
+        yield v.ravel(), m.ravel()
+
+
+def _combine_upper(A, a: int, B, b: int, stage: _Grid):
     """Upper law of (a R_A + b R_B)/(a + b): every pair's value spread onto the grid."""
     xa, qa, pa = A
     xb, qb, pb = B
     wa, wb = a / (a + b), b / (a + b)
+    grid = stage.points
     n = grid.size
     out = np.zeros(n)
     zero = 0.0
+    p_top = 0.0
     g0 = grid[0]
-    chunk = max(1, _CHUNK // max(xb.size, 1))
-    for s in range(0, xa.size, chunk):
-        v = (wa * xa[s:s + chunk, None] + wb * xb[None, :]).ravel()
-        m = (qa[s:s + chunk, None] * qb[None, :]).ravel()
+    same = A is B and a == b
+    for v, m in _pairs(xa, qa, xb, qb, wa, wb, same):
         below = v < g0
         if below.any():
             vb, mb = v[below], m[below]
@@ -262,16 +294,17 @@ def _combine_upper(A, a: int, B, b: int, grid: np.ndarray):
             out[0] += w.sum()
             zero += (mb - w).sum()
             v, m = v[~below], m[~below]
-        k = np.searchsorted(grid, v, side="right")               # grid[k-1] ≤ v < grid[k]
-        top = k >= n                                             # at or above the last point
-        if top.any():                                            # (only v == grid[-1])
-            out[n - 1] += m[top].sum()
+        k = stage.cell(v)                                        # grid[k-1] ≤ v < grid[k]
+        top = k >= n        # at or above the last point (the grid ends a step above the max)
+        if top.any():       # never expected; if so, P-mass to ∞ and Q-mass to 0 (safe)
+            p_top += float(np.sum(m[top] * v[top])) * (1 + 1e-12)
+            zero += float(np.sum(m[top]))
             k, v, m = k[~top], v[~top], m[~top]
         lo_, hi_ = grid[k - 1], grid[k]
         w = np.minimum(m * ((v - lo_) / (hi_ - lo_)), m)
         out += np.bincount(k, w, n) + np.bincount(k - 1, m - w, n)
     return _prune_upper(np.concatenate([[0.0], grid]), np.concatenate([[zero], out]),
-                        wa * pa + wb * pb)
+                        wa * pa + wb * pb + p_top)
 
 
 def _prune_upper(x, q, p_inf):
@@ -287,20 +320,19 @@ def _prune_upper(x, q, p_inf):
     return x[keep], q[keep], p_inf
 
 
-def _combine_lower(A, a: int, B, b: int, grid: np.ndarray):
+def _combine_lower(A, a: int, B, b: int, stage: _Grid):
     """Lower law of (a R_A + b R_B)/(a + b): the pairs in each grid cell contracted to their mean
     (a sub-probability: negligible atoms dropped)."""
     xa, qa = A
     xb, qb = B
     wa, wb = a / (a + b), b / (a + b)
+    grid = stage.points
     n = grid.size + 1
     mass = np.zeros(n)
     moment = np.zeros(n)
-    chunk = max(1, _CHUNK // max(xb.size, 1))
-    for s in range(0, xa.size, chunk):
-        v = (wa * xa[s:s + chunk, None] + wb * xb[None, :]).ravel()
-        m = (qa[s:s + chunk, None] * qb[None, :]).ravel()
-        k = np.searchsorted(grid, v, side="right")               # cell k: grid[k-1] ≤ v < grid[k]
+    same = A is B and a == b
+    for v, m in _pairs(xa, qa, xb, qb, wa, wb, same):
+        k = stage.cell(v)                                        # grid[k-1] ≤ v < grid[k]
         mass += np.bincount(k, m, n)
         moment += np.bincount(k, m * v, n)
     keep = (mass > _NEGLIGIBLE) | (moment > _NEGLIGIBLE)
@@ -424,7 +456,7 @@ def _grid_for(A, B, a, b, var1, coarse, per_sd):
     x_min = max(x_min, min(pos_a[0] if pos_a.size else 1.0, pos_b[0] if pos_b.size else 1.0))
     x_max = wa * xa[-1] + wb * xb[-1]
     sd = math.sqrt(var1 / (a + b))
-    return _stage_grid(x_min, x_max, sd, coarse, per_sd)
+    return _Grid(x_min, x_max, sd, coarse, per_sd)
 
 
 # ---- the curves ------------------------------------------------------------------------------
