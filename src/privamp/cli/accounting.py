@@ -435,6 +435,14 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         caption = (f"Equal noise multiplier z = {symbol}/C = {num(noise / clip)} (the same "
                    f"noise {symbol} = {num(noise)} on a sum clipped to C = {num(clip)}), "
                    f"clipped-gradient sum: sensitivity {', '.join(parts)}.")
+    banded = [c["scheme"] for c in curves if c.get("lower_is")]
+    if banded:
+        caption += (f" Shaded ({', '.join(banded)}): from the best known lower bound (Chua et "
+                    "al. 2024) to the certified upper end; no amplification upper bound is "
+                    "known for shuffled batches.")
+    for c in curves:   # the batch samplers' own parameters (t, B) are not the sizes n, m
+        if getattr(built[c["scheme"]], "pld_only", False):
+            c["label"] = c["label"].replace(c["scheme"], built[c["scheme"]].short_name, 1)
     fig = plot_composition(
         curves, delta=args.delta, caption=caption,
         title=f"Composition: {mech_text}, n={args.n}, m={args.m}"

@@ -119,6 +119,11 @@ class _BatchedScheme(SamplingScheme):
         """How the steps are accounted (shown by the CLI and ``explain``)."""
         return self.theorem()
 
+    @property
+    def short_name(self) -> str:
+        """A legend label: the kind and the parameter that is not a dataset or batch size."""
+        return self.kind
+
 
 def _step_law(mechanism):
     """The law of one step as the allocation code takes it: θ = Δ/σ for the Gaussian (closed
@@ -256,6 +261,10 @@ class RandomAllocation(_BatchedScheme):
         return [PldEvent(random_allocation_curves(theta, block), blocks * rounds, label)
                 for block, blocks in allocation_blocks(self.t, self.k)]
 
+    @property
+    def short_name(self) -> str:
+        return f"random-allocation t={self.t}" + (f" k={self.k}" if self.k != 1 else "")
+
     def describe_accounting(self) -> str:
         how = ("the exact pair of a round (Feldman & Shenfeld 2025)" if self.exact_pair else
                f"bounded by {self.k} stratified one-out-of-~{self.t // self.k} rounds")
@@ -380,6 +389,10 @@ class Shuffle(_BatchedScheme):
     def exact_pair(self) -> bool:
         return True   # the lower end bounds the mechanism (its own lower events)
 
+    @property
+    def short_name(self) -> str:
+        return f"shuffle ({self.order})"
+
     def describe_accounting(self) -> str:
         return (f"shuffling ({self.order}): {self.steps_per_round} batches of {self.m} per "
                 "epoch; upper end: no amplification (the record's one Gaussian step per epoch, "
@@ -437,8 +450,9 @@ class TruncatedPoisson(_BatchedScheme):
 
     @classmethod
     def at_size(cls, n, m, b=None):
-        """Rate m/n, at most m + 2√m records (padding for about two standard deviations)."""
-        return cls(n, min(1.0, m / n), min(n, m + math.ceil(2 * math.sqrt(m))))
+        """Rate m/n, at most m + 4√m records (room for about four standard deviations of the
+        batch size: truncation then happens on about 3e-5 of the steps)."""
+        return cls(n, min(1.0, m / n), min(n, m + math.ceil(4 * math.sqrt(m))))
 
     @classmethod
     def examples(cls):
@@ -475,6 +489,10 @@ class TruncatedPoisson(_BatchedScheme):
     @property
     def guess_rate(self) -> float:
         return self.rate
+
+    @property
+    def short_name(self) -> str:
+        return f"truncated-poisson B={self.max_batch}"
 
     def describe_accounting(self) -> str:
         return (f"truncated Poisson (rate {self.rate:g}, at most {self.max_batch} records): "
