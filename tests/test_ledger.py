@@ -227,7 +227,7 @@ def test_state_dict_refuses_what_it_cannot_write_by_name():
     (lambda s: s["events"][0].update(calls=0), r"state.events\[0\].calls"),
     (lambda s: s["events"][0]["mechanism"]["fields"].update(sigma=-1.0), "sigma"),
     (lambda s: s["events"][0]["scheme"]["args"].update(rate=2.0), "rate"),
-    (lambda s: s["events"][0]["scheme"].update(kind="shuffle"), r"state.events\[0\].scheme.kind"),
+    (lambda s: s["events"][0]["scheme"].update(kind="lottery"), r"state.events\[0\].scheme.kind"),
     (lambda s: s["events"][0]["mechanism"]["fields"].update(relation="substitute"), "relation"),
     (lambda s: s["events"][0]["scheme"]["args"].update(bound="x"),
      r"state.events\[0\].scheme.bound"),

@@ -653,6 +653,17 @@ class PldBackend(AccountingBackend):
         if getattr(scheme, "pld_only", False):
             if event.group_privacy is not None:
                 return f"group privacy does not apply to {scheme!r} (a record is in one batch)"
+            if scheme.ties_steps:
+                # the steps of a round are accounted together: lines that could share a round
+                # (another mechanism, e.g. a noise change, or another tied sampler) would be
+                # composed as separate rounds, which can under-report
+                for other in ledger:
+                    if getattr(other.scheme, "ties_steps", False) and other.kind != event.kind:
+                        return (f"{scheme!r} accounts the steps of a round together, and the "
+                                f"ledger already holds {other.count} steps of "
+                                f"{other.mechanism!r} on {other.scheme!r}: one mechanism and "
+                                "one such sampler per ledger (a change of noise inside a "
+                                "round cannot be accounted line by line)")
             return scheme.check_mechanism(event.mechanism, event.effective_relation)
         return None
 

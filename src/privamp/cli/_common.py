@@ -57,6 +57,9 @@ OPTION_NAMES = {
 #: mechanism and scheme registries
 MECHANISMS = REGISTRY.parametrised()
 SAMPLINGS = ("none", *flat_schemes())
+#: the subsampling schemes of the seeds (a batch drawn independently per step), without the
+#: batch samplers of :mod:`privamp.sampling.rounds`: the MUST paper's experiments' choices
+SUBSAMPLINGS = tuple(k for k in SAMPLINGS[1:] if not getattr(SCHEMES[k], "pld_only", False))
 
 
 def _unique(params, order=None):

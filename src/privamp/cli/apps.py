@@ -22,7 +22,7 @@ import sys
 
 from ..display import num, num_down, num_up
 from . import SUMMARIES
-from ._common import SAMPLINGS, CliError, Parser, Progress, add_json, emit_json, int_in, table
+from ._common import SUBSAMPLINGS, CliError, Parser, Progress, add_json, emit_json, int_in, table
 
 __all__ = ["add_experiment"]
 
@@ -93,7 +93,7 @@ def add_experiment(sub) -> None:
                      help="MUST stage-I size (with --n, for must-* schemes)")
     eff.add_argument("--m", type=int_in("[1, inf)"), default=None,
                      help="subsample size (with --n)")
-    eff.add_argument("--schemes", nargs="+", choices=SAMPLINGS[1:], default=list(SAMPLINGS[1:]),
+    eff.add_argument("--schemes", nargs="+", choices=SUBSAMPLINGS, default=list(SUBSAMPLINGS),
                      help="schemes (default: all six)")
     eff.add_argument("--seed", type=int_in("[0, inf)"), default=0,
                      help="seed of the random generator (>= 0)")
@@ -103,7 +103,7 @@ def add_experiment(sub) -> None:
 
 
 def _scheme_options(p, *, n, m, b) -> None:
-    p.add_argument("--scheme", choices=SAMPLINGS[1:], default="poisson",
+    p.add_argument("--scheme", choices=SUBSAMPLINGS, default="poisson",
                    help="sampling scheme (default poisson, rate m/n)")
     if n is not None:
         p.add_argument("--n", type=int_in("[1, inf)"), default=n,

@@ -81,6 +81,11 @@ _NEGLIGIBLE = 1e-60
 _Z_RANGE = 12.0
 #: pairs per chunk of a combination (memory ≈ 100 bytes a pair)
 _CHUNK = 1 << 21
+#: largest θ = Δ/σ accounted (a round at θ = 20 already has ε in the hundreds at δ = 1e-5;
+#: beyond, Var(Y) = e^{θ²} − 1 leaves the float range)
+_MAX_THETA = 20.0
+#: cells of one step's law at most (the combinations cost the square of the atoms)
+_MAX_CELLS = 2400
 
 
 class AllocationLaw:
@@ -120,6 +125,13 @@ class AllocationLaw:
         lo = (w * self.x_lo + (1 - w), self.q_lo)
         law = AllocationLaw(up, lo, steps)
         return law
+
+    def q_zero(self, upper: bool) -> float:
+        """Q(R = 0): the upper law's atom at 0 (raised by the margin); 0 on the lower side (its
+        sub-law may have dropped it)."""
+        if upper and self.x_up.size and self.x_up[0] == 0.0:
+            return float(self.q_up[0]) * (1 + _MARGIN)
+        return 0.0
 
     def moment(self, order: int, upper: bool = True) -> float:
         """E[R^order] over the finite atoms (a check of the convex order: ≥ / ≤ the exact value
@@ -206,8 +218,9 @@ def _phi_diff(z0: np.ndarray, z1: np.ndarray) -> np.ndarray:
 
 def _gaussian_step(theta: float, coarse: float, per_sd: float):
     """Upper and lower laws of Y = exp(θZ − θ²/2) (one Gaussian step), Z ~ N(0, 1)."""
-    # grid of z: uniform, step min(coarse/θ, 1/per_sd), over ±_Z_RANGE (shifted by θ for P)
-    dz = min(coarse / theta, 1.0 / per_sd)
+    # grid of z: uniform, step min(coarse/θ, 1/per_sd), over ±_Z_RANGE (shifted by θ for P),
+    # at most _MAX_CELLS cells (large θ: coarser cells, still certified, only looser)
+    dz = max(min(coarse / theta, 1.0 / per_sd), (2 * _Z_RANGE + theta) / _MAX_CELLS)
     z = np.arange(-_Z_RANGE, _Z_RANGE + theta + dz, dz)
     logx = theta * z - theta * theta / 2
     x = np.exp(logx)
@@ -236,6 +249,7 @@ class _Grid:
     def __init__(self, x_min: float, x_max: float, sd: float, coarse: float, per_sd: float):
         lo = math.log(max(x_min, 1e-300))
         hi = math.log(x_max)
+        coarse = max(coarse, (hi - lo) / _MAX_CELLS)     # a bounded number of points
         fine = min(coarse, sd / per_sd)
         f0 = max(lo, -12.0 * sd) if fine < coarse else lo
         f1 = min(hi, 12.0 * sd) if fine < coarse else lo
@@ -356,7 +370,7 @@ def gaussian_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
     ``coarse``: grid step of log R in the tails; ``per_sd``: grid points per standard deviation
     of the stage's mean in the bulk. Memoised (a calibration asks for the same law repeatedly).
     """
-    theta = check_real("theta", theta, "(0, inf)")
+    theta = check_real("theta", theta, f"(0, {_MAX_THETA}]")
     steps = check_int("steps", steps, "[1, inf)")
     var1 = math.expm1(theta * theta)                              # Var(Y) under Q
     up1, lo1 = _gaussian_step(theta, coarse, per_sd)
@@ -415,9 +429,9 @@ def laplace_allocation_law(theta: float, steps: int, *, coarse: float = 0.02,
     """Bracketing laws of R for the Laplace mechanism with θ = Δ/b. Under Q = Lap(0, b) the loss
     is −θ (x ≤ 0, Q-mass ½), θ (x ≥ Δ, Q-mass e^{−θ}/2) and u = (2x − Δ)/b in between, with
     Q-density e^{−(u+θ)/2}/4 and P-density e^{(u−θ)/2}/4 in u: exact cell masses."""
-    theta = check_real("theta", theta, "(0, inf)")
+    theta = check_real("theta", theta, "(0, 700]")
     steps = check_int("steps", steps, "[1, inf)")
-    cells = max(1, int(math.ceil(2 * theta / min(coarse, 2 * theta / 200))))
+    cells = min(_MAX_CELLS, max(1, int(math.ceil(2 * theta / min(coarse, 2 * theta / 200)))))
     u = np.linspace(-theta, theta, cells + 1)
     q = 0.5 * (np.exp(-(u[:-1] + theta) / 2) - np.exp(-(u[1:] + theta) / 2))
     p = 0.5 * (np.exp((u[1:] - theta) / 2) - np.exp((u[:-1] - theta) / 2))
@@ -435,8 +449,9 @@ def discrete_allocation_law(p, q, steps: int, *, coarse: float = 0.02,
     """Bracketing laws of R for a step whose pair is the finite laws ``p`` (with the record)
     and ``q`` (without): Y = p_i/q_i with Q-mass q_i exactly; outcomes with q_i = 0 are P-mass
     at ∞."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
+    from ..divergences import align
+
+    p, q, _ = align(p, q)          # probability vectors on a common support (checked)
     steps = check_int("steps", steps, "[1, inf)")
     both = q > 0
     x = p[both] / q[both]
@@ -484,9 +499,9 @@ class AllocationCurve(PairCurve):
                 val = self.law.call(np.exp(eps), upper)
             else:
                 val = np.exp(eps) * self.law.put(np.exp(-eps), upper)
-                inf = np.isposinf(eps)
-                if inf.any():   # the limit: Q(R = 0)
-                    val[inf] = self.law.put(np.zeros(int(inf.sum())), upper)
+                big = eps > 700.0
+                if big.any():   # the limit ε → ∞ (and beyond the float range): Q(R = 0)
+                    val[big] = self.law.q_zero(upper)
             if not upper:       # f(α) ≥ 1 − α always (the lower law is a sub-probability)
                 val = np.maximum(val, -np.expm1(np.minimum(eps, 0.0)) * (1 - 4 * ULP))
             val = np.minimum(val, 1.0)

@@ -76,6 +76,12 @@ class _BatchedScheme(SamplingScheme):
         """A per-step rate for first guesses of calibration searches (never a bound)."""
         return 1.0
 
+    @property
+    def ties_steps(self) -> bool:
+        """Whether steps are accounted together in rounds (then a ledger holds one mechanism
+        on one such sampler: a line per mechanism would split rounds)."""
+        return self.steps_per_round > 1
+
     def rounds(self, steps: int) -> int:
         """Rounds covering ``steps`` steps: a partial round is accounted as a whole one (its
         missing steps are a post-processing away) unless the scheme does better."""
@@ -232,6 +238,13 @@ class RandomAllocation(_BatchedScheme):
         return None
 
     def check_mechanism(self, mechanism, relation):
+        from ..pld.allocation import _MAX_THETA
+
+        theta = _step_law(mechanism) if self.k != self.t else None
+        if isinstance(theta, float) and theta > _MAX_THETA:
+            return (f"random allocation is accounted for sensitivity/sigma up to {_MAX_THETA:g} "
+                    f"(here {theta:.4g}: sigma below {1 / _MAX_THETA:g} of the sensitivity, "
+                    "where a round's epsilon is in the hundreds)")
         return None if self.k == self.t or _step_law(mechanism) is not None else (
             f"random allocation accounts the Gaussian, the Laplace mechanism and mechanisms "
             f"given by a symmetric finite pair (randomized response, a discrete PLD); not "

@@ -73,7 +73,8 @@ __all__ = [
 ]
 
 #: Scheme names (the command line's ``--scheme`` choices).
-SCHEMES = flat_schemes()
+SCHEMES = tuple(kind for kind in flat_schemes()
+                if not getattr(SCHEME_CLASSES[kind], "pld_only", False))
 
 #: Feature columns of ``adult_processed.csv`` (the MUST authors' preprocessing) and its label.
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "educational.num", "marital.status", "race",
