@@ -292,3 +292,38 @@ def test_laplace_step_law_brackets_the_laplace_profile(theta):
     lo, up = np.exp(curve.log_lower(eps)), np.exp(curve.log_upper(eps))
     assert np.all(lo <= exact * (1 + 1e-12)) and np.all(exact <= up * (1 + 1e-12))
     assert np.all(up - lo <= 1e-2 * exact + 1e-15)
+
+
+@pytest.mark.parametrize("t", [1, 2, 3])
+def test_an_asymmetric_pair_takes_the_worse_order(t):
+    """A finite pair that is not symmetric: either law may hold the record, so the curves are
+    the maximum over both orders — checked against both orders enumerated exactly."""
+    import itertools
+
+    from privamp import DiscretePairMechanism
+    from privamp.sampling.rounds import _step_law
+
+    p, q = (0.6, 0.3, 0.1), (0.2, 0.3, 0.5)
+    mech = DiscretePairMechanism(p, q)
+    assert not mech.exact_pair
+    curves = random_allocation_curves(_step_law(mech), t)
+
+    def exact(first, second, eps, orientation):
+        a = mp.e ** eps
+        atoms = [(mp.mpf(x) / y, mp.mpf(y)) for x, y in zip(first, second, strict=True)]
+        total = mp.mpf(0)
+        for combo in itertools.product(atoms, repeat=t):
+            r = sum(y for y, _ in combo) / t
+            w = mp.fprod(pr for _, pr in combo)
+            total += w * (max(r - a, 0) if orientation == "remove" else max(1 - a * r, 0))
+        return float(total)
+
+    for eps in (-0.5, 0.0, 0.4, 1.2):
+        for o, curve in curves.items():
+            worse = max(exact(p, q, eps, o), exact(q, p, eps, o))
+            lo = float(np.exp(curve.log_lower(np.array([eps]))[0]))
+            up = float(np.exp(curve.log_upper(np.array([eps]))[0]))
+            assert lo <= worse * (1 + 1e-12) and worse <= up * (1 + 1e-12), (o, eps)
+    acc = Accountant().add(mech, 3 * t, scheme=RandomAllocation(t))
+    b = acc.epsilon(1e-3)
+    assert b.lower <= b.upper and acc.lower_end_of == "bound"

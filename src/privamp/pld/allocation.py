@@ -69,8 +69,8 @@ from .._numerics import ULP
 from .._validation import check_int, check_real
 from .curves import PairCurve
 
-__all__ = ["AllocationCurve", "AllocationLaw", "discrete_allocation_law", "gaussian_allocation_law",
-           "laplace_allocation_law",
+__all__ = ["AllocationCurve", "AllocationLaw", "MaxCurve", "discrete_allocation_law",
+           "gaussian_allocation_law", "laplace_allocation_law",
            "random_allocation_curves", "allocation_blocks"]
 
 #: relative margin on the curves' values (covers the rounding of masses, positions and sums)
@@ -556,6 +556,46 @@ class AllocationCurve(PairCurve):
         return f"AllocationCurve(steps={self.law.steps}, orientation={self.orientation!r})"
 
 
+class MaxCurve(PairCurve):
+    """The pointwise maximum of several curves of one orientation: it dominates each of their
+    pairs (a convex upper bound on every one), and the maximum of their lower values bounds the
+    maximum of their true curves from below. Used when it is not known which of two laws of an
+    asymmetric pair holds the record."""
+
+    lower_slack = 1e-9
+
+    def __init__(self, curves, orientation: str):
+        self.curves = list(curves)
+        self.orientation = orientation
+
+    def log_upper(self, eps):
+        return np.max([c.log_upper(eps) for c in self.curves], axis=0)
+
+    def log_lower(self, eps):
+        return np.max([c.log_lower(eps) for c in self.curves], axis=0)
+
+    def log_excess(self, eps):
+        return np.max([c.log_excess(eps) for c in self.curves], axis=0)
+
+    def slope_bounds(self, eps, tau, log_lower=None):
+        """The slopes of the curve whose lower value is the maximum (the maximum of convex
+        functions has the active ones' subgradients); ties take the union."""
+        eps = np.atleast_1d(np.asarray(eps, dtype=float))
+        lows = np.array([c.log_lower(eps) for c in self.curves])
+        bounds = [c.slope_bounds(eps, tau, log_lower=lows[i]) for i, c in
+                  enumerate(self.curves)]
+        s_lo = np.array([b[0] for b in bounds])
+        s_hi = np.array([b[1] for b in bounds])
+        top = lows.max(axis=0)
+        active = lows >= top
+        lo = np.min(np.where(active, s_lo, np.inf), axis=0)
+        hi = np.max(np.where(active, s_hi, -np.inf), axis=0)
+        return lo, hi
+
+    def __repr__(self) -> str:
+        return f"MaxCurve({self.curves!r})"
+
+
 def allocation_blocks(t: int, k: int) -> list[tuple[int, int]]:
     """The stratified blocks of k-out-of-t: ``[(block size, number of blocks), ...]`` (k blocks
     of ⌊t/k⌋ or ⌈t/k⌉ steps; one block of t at k = 1)."""
@@ -576,6 +616,9 @@ def random_allocation_curves(theta, steps: int,
     ``run`` < ``steps``: only the first ``run`` steps of the round are run (the end of a
     training run)."""
     count = int(steps if run is None else run)
+    if isinstance(theta, tuple):   # several candidate step laws: the worse, orientation-wise
+        parts = [random_allocation_curves(one, steps, run) for one in theta]
+        return {o: MaxCurve([c[o] for c in parts], o) for o in ("remove", "add")}
     if callable(theta):
         law = theta(count)
     else:

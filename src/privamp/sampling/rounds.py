@@ -135,7 +135,8 @@ def _step_law(mechanism):
     """The law of one step as the allocation code takes it: θ = Δ/σ for the Gaussian (closed
     form; θ rounded to the nearest double moves the curves by far less than the laws' relative
     margin, 1e-9, which covers it), a function of t for the Laplace mechanism and symmetric
-    finite pairs, ``None`` for anything else."""
+    finite pairs, two for an asymmetric finite pair (either side may hold the record),
+    ``None`` for anything else."""
     import functools
 
     from ..mechanisms.base import Mechanism
@@ -154,10 +155,15 @@ def _step_law(mechanism):
     except (AttributeError, NotImplementedError, TypeError):
         return None
     p, q = getattr(loss, "p", None), getattr(loss, "q", None)
-    if p is None or q is None or not mechanism.exact_pair:
+    if p is None or q is None:
         return None
-    return functools.partial(allocation.discrete_allocation_law, tuple(np.asarray(p).tolist()),
-                             tuple(np.asarray(q).tolist()))
+    p, q = tuple(np.asarray(p).tolist()), tuple(np.asarray(q).tolist())
+    forward = functools.partial(allocation.discrete_allocation_law, p, q)
+    if mechanism.exact_pair:
+        return forward
+    # an asymmetric pair: either law may be the one with the record; both are accounted and
+    # the worse taken, orientation by orientation
+    return (forward, functools.partial(allocation.discrete_allocation_law, q, p))
 
 
 def _laplace_law(theta, steps):
@@ -174,8 +180,8 @@ class RandomAllocation(_BatchedScheme):
 
     Accounting: the random-allocation pair of a round (Feldman & Shenfeld 2025, arXiv 2502.08202
     and 2602.17284) under add/remove, sensitivity C, certified in convex order — for the
-    Gaussian, the Laplace mechanism and symmetric finite pairs (randomized response, a discrete
-    PLD given as a pair of laws); for k > 1 the
+    Gaussian, the Laplace mechanism and finite pairs (randomized response, a discrete PLD given
+    as a pair of laws; an asymmetric pair in both orders, the worse taken); for k > 1 the
     k-out-of-t pair is dominated by k stratified one-out-of-⌈t/k⌉ or ⌊t/k⌋ rounds (see
     :mod:`privamp.pld.allocation`). The DP-SGD mapping accounted is therefore "k-out-of-t over
     each round of t steps, rounds composed": per-epoch balls-in-bins is ``RandomAllocation(t =
@@ -247,7 +253,7 @@ class RandomAllocation(_BatchedScheme):
                     "where a round's epsilon is in the hundreds)")
         return None if self.k == self.t or _step_law(mechanism) is not None else (
             f"random allocation accounts the Gaussian, the Laplace mechanism and mechanisms "
-            f"given by a symmetric finite pair (randomized response, a discrete PLD); not "
+            f"given by a finite pair (randomized response, a discrete PLD); not "
             f"{type(mechanism).__name__}")
 
     def pld_events(self, mechanism, count, label=""):
