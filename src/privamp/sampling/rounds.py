@@ -33,10 +33,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._params import Param
-from .._validation import check_rng
+from .._validation import check_choice, check_rng
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..relations import NeighbouringRelation
-from .schemes import SamplingScheme, Subsample, _as_subsample, _dataset_size
+from .schemes import (
+    _M,
+    _N,
+    Poisson,
+    SamplingScheme,
+    Subsample,
+    _as_subsample,
+    _dataset_size,
+)
 
 __all__ = ["RandomAllocation", "Shuffle", "TruncatedPoisson"]
 
@@ -47,11 +55,7 @@ _T = Param("t", "[1, inf)", integer=True, help="steps per round (random-allocati
 _K = Param("k", "[1, inf)", integer=True, default=1,
            help="steps each record is used in per round (random-allocation; default 1: "
                 "balls-in-bins)")
-_N = Param("n", "[1, inf)", integer=True,
-           help="dataset size (wor, wr, must-*, shuffle, truncated-poisson; Poisson under "
-                "--relation substitute)")
-_M = Param("m", "[1, inf)", integer=True, help="subsample size (wor, wr, must-*, shuffle)")
-_RATE = Param("rate", "(0, 1]", help="Poisson sampling rate, in (0, 1]")
+_RATE = Poisson.params[0]   # the same rate, declared once
 _MAX_BATCH = Param("max_batch", "[1, inf)", integer=True,
                    help="maximum batch size of truncated Poisson sampling (truncated-poisson)")
 _ORDERS = ("reshuffle", "persistent")
@@ -353,8 +357,7 @@ class Shuffle(_BatchedScheme):
         m = _M.check(self.m)
         if m > n:
             raise InvalidParameterError("m", f"at most n = {n} (batches of m records)", m)
-        if self.order not in _ORDERS:
-            raise InvalidParameterError("order", "one of " + ", ".join(_ORDERS), self.order)
+        check_choice("order", self.order, _ORDERS)
         object.__setattr__(self, "n", n)
         object.__setattr__(self, "m", m)
 

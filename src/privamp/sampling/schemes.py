@@ -115,9 +115,10 @@ def _dataset_size(n_or_data: Any) -> int:
 SCHEMES: dict[str, type] = {}
 
 _N = Param("n", "[1, inf)", integer=True,
-           help="dataset size (wor, wr, must-*; Poisson under --relation substitute)")
+           help="dataset size (wor, wr, must-*, shuffle, truncated-poisson; Poisson under "
+                "--relation substitute)")
 _B = Param("b", "[1, inf)", integer=True, help="MUST stage-I size (must-*)")
-_M = Param("m", "[1, inf)", integer=True, help="subsample size (wor, wr, must-*)")
+_M = Param("m", "[1, inf)", integer=True, help="subsample size (wor, wr, must-*, shuffle)")
 
 
 def flat_schemes() -> tuple[str, ...]:
