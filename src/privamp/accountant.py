@@ -30,6 +30,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -604,6 +605,122 @@ class Accountant:
         eps = check_real("eps", eps, "[0, inf)")
         self._require_events()
         return BACKENDS[self.backend].delta(self, eps)
+
+    # ---- vector queries and attack risk (issue 20) ------------------------------------------
+
+    def epsilons(self, deltas: Any, *, lower: bool = True) -> list[Bracket]:
+        """:meth:`epsilon` at each of ``deltas``, reusing the composition between them.
+
+        With the ``pld`` backend the grids are chosen with ``shared_grid`` rounding (every
+        δ ≥ 1e-6 of a ledger shares one composition, and so does every δ in [1e-12, 1e-6):
+        :func:`~privamp.pld.engine.pld_epsilon`), so the brackets are certified and at least as
+        tight as the default, not digit-for-digit equal to one :meth:`epsilon` call each.
+        """
+        values = np.atleast_1d(np.asarray(deltas, dtype=float)).ravel()
+        if values.size == 0:
+            raise InvalidParameterError("deltas", "at least one δ in (0, 1)", "[]")
+        for d in values:
+            check_real("deltas", float(d), "(0, 1)")
+        self._require_events()
+        shared, self.shared_grid = self.shared_grid, True
+        try:
+            return [BACKENDS[self.backend].epsilon(self, float(d), lower) for d in values]
+        finally:
+            self.shared_grid = shared
+
+    def deltas(self, eps: Any) -> list[Bracket]:
+        """:meth:`delta` at each of ``eps`` (≥ 0) from one composition per orientation and side
+        (``pld``; :func:`~privamp.pld.engine.pld_profile`: grids chosen once for the whole
+        profile, so each bracket may be a little wider than :meth:`delta`'s, which chooses its
+        grid for its one ε). Other backends answer point by point."""
+        values = np.atleast_1d(np.asarray(eps, dtype=float)).ravel()
+        if values.size == 0:
+            raise InvalidParameterError("eps", "at least one ε ≥ 0", "[]")
+        for e in values:
+            check_real("eps", float(e), "[0, inf)")
+        self._require_events()
+        if self.backend is Backend.RDP:
+            return [self.delta(float(e)) for e in values]
+        up, low = self._profile(values)
+        return [Bracket(None if low is None else float(lo), float(u))
+                for u, lo in zip(up, low if low is not None else up, strict=True)]
+
+    def _profile(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Certified (upper, lower) δ at every ``eps`` (``lower`` ``None`` when there is none)."""
+        if self.backend is Backend.RDP:
+            # the RDP conversion at coarse points; in between δ(ε) ≤ δ_up(previous point)
+            # (δ is non-increasing), so a step function through them is an upper bound
+            coarse = np.unique(np.concatenate([eps[eps <= 0.0], np.arange(
+                0.0, float(np.max(eps)) + 0.05, 0.05)]))
+            rdp = RdpBackend.accountant(self)
+            vals = np.minimum(np.atleast_1d(rdp.delta(coarse)), 1.0)
+            idx = np.searchsorted(coarse, eps, side="right") - 1
+            self.details = {"backend": "rdp", "profile_points": int(coarse.size)}
+            return vals[idx], None
+        from .pld.engine import pld_profile
+
+        kw = dict(eps_error=self.eps_error, grid_step=self.grid_step, cache=self.query_cache)
+        prof = pld_profile(PldBackend.events(self), eps, **kw)
+        low = prof.lower
+        self.details = {"backend": "pld", "grid_upper": prof.grid_upper,
+                        "grid_lower": prof.grid_lower, "fft_sizes": prof.fft_sizes,
+                        "seconds": prof.seconds}
+        if prof.lower_note:
+            self.details["lower_note"] = prof.lower_note
+        low_events = PldBackend.events(self, lower_side=True)
+        if low_events is not None:
+            # shuffling: the lower end from the pairs that bound the mechanism from below
+            low = np.minimum(pld_profile(low_events, eps, **kw).lower, prof.upper)
+            self.details["lower_from"] = "the best known lower bound's pairs"
+        return prof.upper, low
+
+    def tradeoff(self, fpr: Any, *, fpr_min: float | None = 1e-6) -> Any:
+        """The attack-risk curve: certified brackets on the best membership-inference attack's
+        true-positive rate at each false-positive rate ``fpr``, the attack advantage, and
+        (unless ``fpr_min`` is ``None``) the μ-GDP value over the points with an error rate
+        in [fpr_min, ½] (:mod:`privamp.tradeoff`; Dong, Roth, Su 2022). Returns a
+        :class:`~privamp.tradeoff.TradeoffCurve`."""
+        from .tradeoff import (
+            TradeoffCurve,
+            _check_fpr,
+            gdp_mu_from_profile,
+            tradeoff_eps_grid,
+            tradeoff_from_profile,
+        )
+
+        alpha = _check_fpr(fpr)
+        if fpr_min is not None:
+            fpr_min = check_real("fpr_min", fpr_min, "(0, 0.5)")
+        self._require_events()
+        smallest = min(float(np.min(alpha)), fpr_min if fpr_min is not None else 1.0)
+        eps = tradeoff_eps_grid(math.log(1.0 / smallest) + 0.5)
+        up, low = self._profile(eps)
+        details = dict(self.details)
+        tpr, tpr_low = tradeoff_from_profile(eps, up, low, alpha)
+        adv = Bracket(None if low is None else float(low[0]), float(up[0]))
+        mu = (gdp_mu_from_profile(eps, up, low, fpr_min=fpr_min) if fpr_min is not None
+              else None)
+        self.details = details
+        return TradeoffCurve(alpha, tpr, tpr_low, self.relation.value, adv, mu, fpr_min,
+                             self.certified, details)
+
+    def tpr(self, fpr: float) -> Bracket:
+        """Certified bracket on the best attack's true-positive rate at false-positive rate
+        ``fpr`` (:meth:`tradeoff` at one point)."""
+        curve = self.tradeoff(check_real("fpr", fpr, "(0, 1)"), fpr_min=None)
+        return Bracket(None if curve.tpr_lower is None else float(curve.tpr_lower[0]),
+                       float(curve.tpr[0]))
+
+    def advantage(self) -> Bracket:
+        """Certified bracket on the best attack's advantage max_α (TPR − FPR) = δ(0), the total
+        variation between the outputs on neighbouring datasets (Kairouz, Oh, Viswanath 2015)."""
+        return self.delta(0.0)
+
+    def gdp_mu(self, *, fpr_min: float = 1e-6) -> Bracket:
+        """Certified bracket on the smallest μ such that the ledger's trade-off curve lies above
+        the μ-GDP curve for FPR ∈ [``fpr_min``, 1 − ``fpr_min``]
+        (:func:`~privamp.tradeoff.gdp_mu_from_profile`)."""
+        return self.tradeoff(0.5, fpr_min=fpr_min).mu
 
 
 _SENSITIVITY_NOTE = {

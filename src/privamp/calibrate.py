@@ -63,8 +63,8 @@ from .mechanisms.base import Mechanism
 from .relations import NeighbouringRelation
 from .sampling.schemes import SCHEMES, Poisson, SamplingScheme
 
-__all__ = ["Calibration", "calibrate", "calibrate_must", "calibrate_rate", "calibrate_sigma",
-           "calibrate_steps"]
+__all__ = ["Calibration", "RiskCalibration", "calibrate", "calibrate_must", "calibrate_rate",
+           "calibrate_sigma", "calibrate_sigma_risk", "calibrate_steps"]
 
 
 @dataclass(frozen=True)
@@ -712,3 +712,93 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
     raise UnreachableTargetError(
         "target_epsilon", f"reachable: no first-stage size b in [{lo_b}, {n}] on a "
         f"geometric grid of {len(grid)} values gives ε ≤ the target", target)
+
+
+# ---- attack risk (issue 20) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RiskCalibration:
+    """The calibrated noise ``value`` meeting an attack-risk target: the best attack's
+    certified TPR at ``fpr`` (``target="tpr"``) or its certified advantage
+    (``target="advantage"``) is ``achieved`` ≤ ``target_value``; ``achieved_lower`` is the
+    lower end of the same bracket."""
+
+    parameter: str
+    value: float
+    target: str
+    target_value: float
+    achieved: float
+    achieved_lower: float | None
+    fpr: float | None
+    evaluations: int
+
+
+def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | None = None,
+                         advantage: float | None = None, scheme: SamplingScheme | None = None,
+                         sensitivity: float = 1.0,
+                         relation: NeighbouringRelation | str | None = None,
+                         mechanism: str | type[Mechanism] = "gaussian",
+                         rtol: float = 1e-4) -> RiskCalibration:
+    """The smallest noise (σ, or the Laplace scale) at which the best membership-inference
+    attack on ``steps`` composed steps (on ``scheme``'s subsamples) has a certified
+    true-positive rate at most ``tpr`` at false-positive rate ``fpr``, or a certified advantage
+    (max TPR − FPR = δ(0)) at most ``advantage`` — the attack-risk targets of riskcal
+    (Kulynych et al. 2024) with privamp's certified trade-off curves
+    (:meth:`Accountant.tradeoff`).
+
+    The same safeguarded monotone search as :func:`calibrate_sigma`, on the certified upper
+    TPR (or advantage), which falls as the noise grows: the returned noise meets the target,
+    and the noise × (1 − ``rtol``) does not (unless it is below the search range).
+    """
+    steps = check_int("steps", steps, "[1, inf)")
+    sens = check_real("sensitivity", sensitivity, "(0, inf)")
+    rtol = check_real("rtol", rtol, "(0, 0.5]")
+    if (tpr is None) == (advantage is None):
+        raise InvalidParameterError("target", "exactly one of tpr (with fpr) and advantage",
+                                    {"tpr": tpr, "advantage": advantage})
+    from scipy.special import ndtri
+
+    if tpr is not None:
+        if fpr is None:
+            raise InvalidParameterError("fpr", "a false-positive rate in (0, 1) with tpr", fpr)
+        fpr = check_real("fpr", fpr, "(0, 1)")
+        target = check_real("tpr", tpr, f"({fpr!r}, 1)")  # the best attack has TPR ≥ FPR
+        mu = float(ndtri(target) - ndtri(fpr))
+    else:
+        if fpr is not None:
+            raise InvalidParameterError("fpr", "not given with advantage (it has no FPR)", fpr)
+        target = check_real("advantage", advantage, "(0, 1)")
+        mu = 2.0 * float(ndtri((1.0 + target) / 2.0))  # advantage of μ-GDP: 2Φ(μ/2) − 1
+    cls = _noise_class(mechanism)
+    if scheme is not None:
+        outer, base_rel = scheme.resolve(relation)
+    else:
+        outer = base_rel = (NeighbouringRelation.ADD_REMOVE if relation is None
+                            else NeighbouringRelation.parse(relation))
+    cache = _new_cache()
+
+    def build(noise):
+        mech = cls.from_params(base_rel, **{cls.noise: noise, "sensitivity": sens})
+        return Accountant("pld", cache=cache).add(
+            mech, steps, scheme=scheme, relation=outer if scheme is not None else None)
+
+    def bracket(noise):
+        acc = build(noise)
+        return acc.tpr(fpr) if tpr is not None else acc.advantage()
+
+    def evaluate(noise):
+        try:
+            return bracket(noise).upper
+        except NumericalError:  # beyond the memory bound: far on the wrong side
+            return math.inf
+
+    eta = None if scheme is None else _guess_rate(scheme)
+    guess = sens * _guess_noise(max(mu, 1e-6), steps, eta)
+    out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
+                  lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol, guess=max(guess, sens * 1e-2),
+                  slope=-1.0)
+    final = bracket(out.value)
+    return RiskCalibration(cls.noise, out.value, "tpr" if tpr is not None else "advantage",
+                           target, min(out.eps, final.upper), final.lower, fpr,
+                           out.fine + out.coarse + 1)

@@ -33,10 +33,12 @@ COMMANDS: dict[str, tuple[str, str] | dict[str, tuple[str, str]]] = {
         "aligned": ("profile", "add_plot_aligned"),
         "delta": ("accounting", "add_plot_delta"),
         "sweep": ("sweep", "add_plot_sweep"),
+        "tradeoff": ("risk", "add_plot_tradeoff"),
     },
     "epsilon": ("accounting", "add_epsilon"),
     "delta": ("accounting", "add_delta"),
     "calibrate": ("accounting", "add_calibrate"),
+    "tradeoff": ("risk", "add_tradeoff"),
     "rdp": ("rdp", "add_rdp"),
     "mixing": ("post", "add_mixing"),
     "iteration": ("post", "add_iteration"),
@@ -55,6 +57,7 @@ SUMMARIES: dict[str, str] = {
     "epsilon": "certified epsilon(delta) of a composition",
     "delta": "certified delta(epsilon) of a composition",
     "calibrate": "parameter value meeting a target (epsilon, delta)",
+    "tradeoff": "attack risk: TPR at given FPRs, advantage and mu-GDP of a composition",
     "rdp": "Rényi-DP curve of a mechanism, optionally subsampled",
     "mixing": "amplification by a finite Markov kernel (BBGG Thm 1)",
     "iteration": "per-index privacy of noisy projected SGD (BBGG Thm 5)",
@@ -68,7 +71,7 @@ SUMMARIES: dict[str, str] = {
 
 #: The command modules, in the order their option names are registered (a later module's name
 #: for a parameter wins).
-_MODULES = ("profile", "accounting", "rdp", "post", "reproduce", "apps", "sweep")
+_MODULES = ("profile", "accounting", "risk", "rdp", "post", "reproduce", "apps", "sweep")
 
 
 def _modules_for(command: str | None) -> tuple[str, ...]:

@@ -66,6 +66,9 @@ OPTION_NAMES = {
     "delta": "--delta",
     "eps": "--epsilon",
     "target_epsilon": "--target-epsilon",
+    "tpr": "--target-tpr",
+    "advantage": "--target-advantage",
+    "fpr": "--fpr",
     "eps_error": "--eps-error",
     "delta_error": "--delta-error",
     "grid_step": "--grid-step",
@@ -111,9 +114,18 @@ def add_calibrate(sub) -> None:
     c = sub.add_parser("calibrate", help=SUMMARIES["calibrate"])
     options.add_mechanism_options(c)
     options.add_sampling_options(c)
-    c.add_argument("--target-epsilon", type=float, required=True, dest="target_epsilon",
-                   help="target epsilon (> 0)")
-    c.add_argument("--delta", type=float, required=True, help="delta in (0, 1)")
+    c.add_argument("--target-epsilon", type=float, default=None, dest="target_epsilon",
+                   help="target epsilon (> 0), with --delta")
+    c.add_argument("--delta", type=float, default=None, help="delta in (0, 1)")
+    c.add_argument("--target-tpr", type=float, default=None, dest="target_tpr",
+                   help="instead of an epsilon: the largest true-positive rate of the best "
+                        "membership-inference attack at false-positive rate --fpr (noise "
+                        "only)")
+    c.add_argument("--fpr", type=float, default=None,
+                   help="false-positive rate of --target-tpr, in (0, 1)")
+    c.add_argument("--target-advantage", type=float, default=None, dest="target_advantage",
+                   help="instead of an epsilon: the largest attack advantage max(TPR - FPR) "
+                        "= delta(0), in (0, 1) (noise only)")
     c.add_argument("--steps", type=int_in("[1, inf)"), default=None,
                    help="number of steps (required unless --calibrate steps)")
     c.add_argument("--calibrate", choices=_CALIBRATED, default=None,
@@ -260,9 +272,28 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
     noises = noise_mechanisms()
     parameter = args.calibrate or REGISTRY[args.mechanism].noise
+    risk = args.target_tpr is not None or args.target_advantage is not None
+    given = [name for name, v in (("--target-epsilon", args.target_epsilon),
+                                  ("--target-tpr", args.target_tpr),
+                                  ("--target-advantage", args.target_advantage))
+             if v is not None]
+    if len(given) != 1:
+        raise CliError("give exactly one target: --target-epsilon (with --delta), --target-tpr "
+                       "(with --fpr) or --target-advantage" + (f"; got {' and '.join(given)}"
+                                                                 if given else ""))
+    if not risk and args.delta is None:
+        raise CliError("--delta is required with --target-epsilon")
+    if risk and args.delta is not None:
+        raise CliError(f"--delta does not apply to {given[0]} (an attack-risk target)")
+    if args.fpr is not None and args.target_tpr is None:
+        raise CliError("--fpr applies only to --target-tpr")
+    if args.target_tpr is not None and args.fpr is None:
+        raise CliError("--fpr is required with --target-tpr")
     if parameter is None:
         raise CliError(f"--mechanism {args.mechanism} has no noise to calibrate: give "
                        "--calibrate rate, steps, b or m")
+    if risk:
+        return _calibrate_risk(args, parameter, noises)
     if parameter in noises:
         wanted = noises[parameter]
         if args.mechanism != wanted:
@@ -335,6 +366,47 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
           f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
     if res.parameter == "steps" and int(res.value) == args.max_steps:
         print(f"(the --max-steps limit, {args.max_steps}: more steps may meet the target too)")
+    return 0
+
+
+def _calibrate_risk(args: argparse.Namespace, parameter: str, noises: dict) -> int:
+    """``privamp calibrate --target-tpr T --fpr F`` or ``--target-advantage A``: the noise."""
+    from .. import calibrate as cal
+
+    if parameter not in noises:
+        raise CliError(f"--calibrate {parameter} with an attack-risk target is not supported: "
+                       "the noise (--sigma or --scale) is calibrated to --target-tpr and "
+                       "--target-advantage")
+    if args.mechanism != noises[parameter]:
+        raise CliError(f"--calibrate {parameter} needs --mechanism {noises[parameter]}")
+    if args.steps is None:
+        raise CliError("--steps is required with --target-tpr and --target-advantage")
+    if args.accountant != "pld":
+        raise CliError("attack-risk targets are calibrated with the pld accountant only "
+                       f"(certified trade-off curves), not --accountant {args.accountant}")
+    composition_group_privacy(args)
+    scheme = build_scheme(args)
+    progress = Progress(not args.json)
+    progress.stage(f"calibrating {parameter}")
+    res = cal.calibrate_sigma_risk(steps=args.steps, tpr=args.target_tpr, fpr=args.fpr,
+                                   advantage=args.target_advantage, scheme=scheme,
+                                   sensitivity=args.sensitivity, relation=args.relation,
+                                   mechanism=args.mechanism)
+    progress.done()
+    result = {res.parameter: res.value, "parameter": res.parameter, "target": res.target,
+              f"target_{res.target}": res.target_value, res.target: res.achieved,
+              f"{res.target}_lower": res.achieved_lower, "fpr": res.fpr,
+              "accountant": "pld", "evaluations": res.evaluations,
+              "mechanism": {"name": args.mechanism, "sensitivity": args.sensitivity},
+              "sampling": describe_scheme(scheme), "steps": args.steps}
+    if args.json:
+        emit_json(result)
+        return 0
+    what = (f"TPR of the best attack at FPR {num(res.fpr)}" if res.target == "tpr"
+            else "attack advantage max(TPR - FPR)")
+    print(f"Calibrated {res.parameter} = {float(res.value)!r}: certified {what} "
+          f"{num_up(res.achieved)} <= target {num(res.target_value)} (pld accountant, "
+          f"{res.evaluations} evaluations)")
     return 0
 
 

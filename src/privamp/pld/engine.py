@@ -98,7 +98,7 @@ from .grids import (
     _tilt_for_eps,
 )
 
-__all__ = ["PldEvent", "PldResult", "pld_delta", "pld_epsilon"]
+__all__ = ["PldEvent", "PldProfile", "PldResult", "pld_delta", "pld_epsilon", "pld_profile"]
 
 #: Smallest δ for which ε(δ) is certified: tail budgets are a millionth of δ and must stay
 #: normal doubles.
@@ -868,3 +868,121 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
     return PldResult(Bracket(lower, upper), worst, h_u, h, sizes, time.perf_counter() - start,
                      "", rel * upper, accuracy)
+
+
+# ------------------------------------------------------------------------------------------
+# the whole profile at once: many ε from one composition per orientation and side
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PldProfile:
+    """Certified values of δ(ε) at many ε from one composition per orientation and side
+    (:func:`pld_profile`): ``upper[i]`` ≥ δ(eps[i]) ≥ ``lower[i]`` (``lower`` is ``None`` when
+    a step's bound is not itself a privacy profile)."""
+
+    eps: np.ndarray
+    upper: np.ndarray
+    lower: np.ndarray | None
+    grid_upper: float
+    grid_lower: float | None
+    fft_sizes: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    lower_note: str = ""
+
+
+def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float | None = None,
+                grid_step: float | None = None, cache=None) -> PldProfile:
+    """Certified brackets on δ(ε) of the composition at every ``eps`` (≥ 0, any number of
+    points), from one composition per orientation and side.
+
+    :func:`pld_delta` chooses its grids for one ε; here one pair of grids serves every ε: the
+    spacings are those :func:`pld_epsilon`'s rules give for an ε bracket ``eps_error`` wide
+    (default 0.1 %) at the composed loss's mean plus two standard deviations of the worse
+    orientation (about δ = 2 %, the region attack-risk queries read), then every orientation is
+    composed once on the upper side and once on the lower side and its certified δ functional
+    (:meth:`~privamp.pld.distribution.ComposedPLD.delta`) read at every ε.
+
+    **Why the values are certified at every ε.** Each side's δ functional is a bound at any
+    ε ≥ 0, not only at the ε the grid was chosen for: the upper side's losses are rounded up and
+    its tails moved to +∞ or up into the window (every term of δ(ε) = E_P[(1 − e^{ε−L})₊] grows),
+    the lower side's rounded down and its tails dropped, and the FFT, summation and tail error
+    terms are added (subtracted) at each ε (:meth:`ComposedPLD._delta_from_sums`). δ of the
+    composition is the maximum over orientations (module docstring), so the upper values are
+    the maximum of the orientations' upper values and the lower values the maximum of their
+    lower values (each bounds its own orientation, hence the maximum, from below). No tilt is
+    used: values below about 1e-12 are bracketed by the absolute tail and FFT terms, i.e. only
+    coarsely (they matter for attack risk only through ε ↦ δ(ε) + α e^ε at α of that order).
+    """
+    start = time.perf_counter()
+    eps = np.asarray(eps, dtype=float).ravel()
+    if eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps < 0):
+        raise InvalidParameterError("eps", "finite values ≥ 0 (at least one)", eps)
+    eps_error = check_optional_real("eps_error", eps_error, "(0, inf)")
+    grid_step = check_optional_real("grid_step", grid_step, "(0, 1]")
+    events, single, done = _trivial_cases(events, grid_step, True, start)
+    if done is not None:
+        zero = np.zeros(eps.size)
+        return PldProfile(eps, zero, zero.copy(), _NO_GRID, _NO_GRID, {},
+                          time.perf_counter() - start)
+    if single is not None:
+        with np.errstate(over="ignore", under="ignore"):
+            up = np.max([np.exp(c.log_upper(eps)) for c in single.values()], axis=0)
+            # exp of a rounded-up logarithm may land an ulp below the value: lift it
+            up = np.minimum(up * (1 + 4 * ULP * (1 + np.abs(np.log(np.maximum(up, 1e-300))))),
+                            1.0)
+            if not all(c.convex for c in single.values()):
+                return PldProfile(eps, up, None, _NO_GRID, None, {},
+                                  time.perf_counter() - start, _NOT_CONVEX)
+            low = np.max([np.exp(c.log_lower(eps)) for c in single.values()], axis=0)
+            low = np.maximum(low * (1 - 4 * ULP * (1 + np.abs(np.log(np.maximum(low, 1e-300))))),
+                             0.0)
+        return PldProfile(eps, up, np.minimum(low, up), _NO_GRID, _NO_GRID, {},
+                          time.perf_counter() - start)
+    tail_total = 1e-15
+    total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
+    mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
+    sd = math.sqrt(max(var, 1e-300))
+    eps_rep = max(mean + 2.0 * sd, 0.1)
+    lam = max(_tilt_for_eps(m, eps_rep, lam_grid) for m in mgfs.values())
+    h_u, h_l, _ = _grids(total, _slope(lam, 2.0, var, _max_tilt(lam_grid)), eps_rep,
+                         eps_error, None, grid_step)
+    all_items = [item for items in sets.values() for item in items]
+    if grid_step is None:
+        h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
+        h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+
+    def advice(h):
+        return _fitting_spacing(h, sets, ranges_by_set, lambda side, hh, kind: (
+            _compose_set(sets[side], ranges_by_set[side], hh, kind, tail_total, 0.0, None,
+                         size_only=True)))
+
+    h_min = _min_spacing(ranges_by_set, grid_step, advice)
+    h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
+    h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
+    fit = _Fitter(all_items, grid_step is not None, advice)
+    sizes: dict = {}
+    upper = np.zeros(eps.size)
+    for name in sets:
+        comp = fit(lambda hh, it=sets[name], rg=ranges_by_set[name]: _compose_set(
+            it, rg, hh, "upper", tail_total, 0.0, cache), h_u, "upper")
+        upper = np.maximum(upper, np.atleast_1d(comp.delta(eps)))
+        sizes[f"upper/{name}"] = comp.fft_size
+    h_u = fit.used.get("upper", h_u)
+    if not all(curve.convex for items in sets.values() for curve, _ in items):
+        return PldProfile(eps, upper, None, h_u, None, sizes, time.perf_counter() - start,
+                          _NOT_CONVEX)
+    if fit.coarsened:
+        h_l = max(h_l, h_u)
+    lower = np.zeros(eps.size)
+    for name in sets:
+        comp = fit(lambda hh, it=sets[name], rg=ranges_by_set[name]: _compose_set(
+            it, rg, hh, "lower", tail_total, 0.0, cache), h_l, "lower")
+        lower = np.maximum(lower, np.atleast_1d(comp.delta(eps)))
+        sizes[f"lower/{name}"] = comp.fft_size
+    bad = lower > upper * (1 + 1e-9) + 1e-300
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        _checked_lower(float(lower[i]), float(upper[i]))  # raises
+    return PldProfile(eps, upper, np.minimum(lower, upper), h_u, fit.used.get("lower", h_l),
+                      sizes, time.perf_counter() - start)
