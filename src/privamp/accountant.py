@@ -677,8 +677,8 @@ class Accountant:
     def tradeoff(self, fpr: Any, *, fpr_min: float | None = 1e-6) -> Any:
         """The attack-risk curve: certified brackets on the best membership-inference attack's
         true-positive rate at each false-positive rate ``fpr``, the attack advantage, and
-        (unless ``fpr_min`` is ``None``) the μ-GDP value over the points with an error rate
-        in [fpr_min, ½] (:mod:`privamp.tradeoff`; Dong, Roth, Su 2022). Returns a
+        (unless ``fpr_min`` is ``None``) the μ-GDP value over the tests whose two error rates
+        are both ≥ fpr_min (:mod:`privamp.tradeoff`; Dong, Roth, Su 2022). Returns a
         :class:`~privamp.tradeoff.TradeoffCurve`."""
         from .tradeoff import (
             TradeoffCurve,
@@ -718,7 +718,7 @@ class Accountant:
 
     def gdp_mu(self, *, fpr_min: float = 1e-6) -> Bracket:
         """Certified bracket on the smallest μ such that the ledger's trade-off curve lies above
-        the μ-GDP curve for FPR ∈ [``fpr_min``, 1 − ``fpr_min``]
+        the μ-GDP curve at every test whose two error rates are both ≥ ``fpr_min``
         (:func:`~privamp.tradeoff.gdp_mu_from_profile`)."""
         return self.tradeoff(0.5, fpr_min=fpr_min).mu
 

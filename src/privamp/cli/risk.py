@@ -52,8 +52,8 @@ def _add_risk_options(p, *, fpr_required: bool) -> None:
         p.add_argument("--fpr", type=float, nargs="+", required=True,
                        help="false-positive rate(s) of the attack, in (0, 1)")
     p.add_argument("--fpr-min", type=float, default=1e-6, dest="fpr_min",
-                   help="mu-GDP value over the tests with an error rate (FPR or FNR) in "
-                        "[fpr-min, 0.5] (default 1e-6)")
+                   help="mu-GDP value over the tests whose two error rates (FPR and FNR) "
+                        "are both at least this (default 1e-6)")
     p.add_argument("--accountant", choices=("pld", "rdp"), default="pld",
                    help="pld (default; certified bracket) or rdp (upper bound only)")
     p.add_argument("--grid-step", type=float, default=None, dest="grid_step",
@@ -74,7 +74,7 @@ _TRADEOFF_DOC = """\
 Attack risk of a composition: certified brackets on the true-positive rate of the best
 membership-inference attack at each false-positive rate (--fpr), the attack advantage
 max(TPR - FPR) = delta(0), and the mu of Gaussian DP that the trade-off curve satisfies on
-the tests with an error rate in [fpr-min, 0.5]. Upper ends are rounded up and lower ends down
+the tests whose two error rates are both at least --fpr-min. Upper ends are rounded up and lower ends down
 in the text; the JSON has the exact floats. The curve is that of the composition's privacy
 profile (Dong, Roth, Su 2022, Proposition 2.12): symmetric, and exact for the Gaussian
 mechanism."""
@@ -123,7 +123,7 @@ def _cmd_tradeoff(args: argparse.Namespace) -> int:
                 rows))
     print(f"attack advantage max(TPR - FPR) = delta(0): {num_up(adv.upper)} "
           f"(lower end {low(adv.lower)})")
-    print(f"mu-GDP (tests with an error rate in [{num(fpr_min)}, 0.5]): {num_up(mu.upper)} "
+    print(f"mu-GDP (tests with both error rates >= {num(fpr_min)}): {num_up(mu.upper)} "
           f"(lower end {low(mu.lower)})")
     return 0
 
@@ -218,7 +218,7 @@ def _cmd_plot_tradeoff(args: argparse.Namespace) -> int:
         footnote="Certified from each composition's privacy profile (Dong, Roth, Su 2022, "
                  "Prop. 2.12); bands: [lower, upper] brackets (the FNR's lower edge and the "
                  "TPR's upper edge are the guarantees). μ: Gaussian-DP value over the tests "
-                 "with an error rate in [1e-5, ½]; adv: attack advantage max(TPR − FPR) = "
+                 "with both error rates ≥ 1e-5; adv: attack advantage max(TPR − FPR) = "
                  "δ(0).")
     save_figure(fig, args.out)
     if args.json:
