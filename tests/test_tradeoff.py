@@ -103,9 +103,9 @@ def _rr_reference(p: float, steps: int, alphas) -> np.ndarray:
              for k in range(steps + 1)]
 
     def delta(e):
-        return sum((w * (1 - mp.exp(e - l)) for l, w in atoms if l > e), mp.mpf(0))
+        return sum((w * (1 - mp.exp(e - loss)) for loss, w in atoms if loss > e), mp.mpf(0))
 
-    points = [mp.mpf(0)] + [l for l, _ in atoms if l >= 0]
+    points = [mp.mpf(0)] + [loss for loss, _ in atoms if loss >= 0]
     out = []
     for a in alphas:
         a = mp.mpf(a)

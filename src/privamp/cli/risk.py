@@ -74,10 +74,10 @@ _TRADEOFF_DOC = """\
 Attack risk of a composition: certified brackets on the true-positive rate of the best
 membership-inference attack at each false-positive rate (--fpr), the attack advantage
 max(TPR - FPR) = delta(0), and the mu of Gaussian DP that the trade-off curve satisfies on
-the tests whose two error rates are both at least --fpr-min. Upper ends are rounded up and lower ends down
-in the text; the JSON has the exact floats. The curve is that of the composition's privacy
-profile (Dong, Roth, Su 2022, Proposition 2.12): symmetric, and exact for the Gaussian
-mechanism."""
+the tests whose two error rates are both at least --fpr-min. Upper ends are rounded up and
+lower ends down in the text; the JSON has the exact floats. The curve is that of the
+composition's privacy profile (Dong, Roth, Su 2022, Proposition 2.12): symmetric, and exact
+for the Gaussian mechanism."""
 
 
 def _accountant(args, mech, scheme, outer):
