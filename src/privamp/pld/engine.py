@@ -898,7 +898,7 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
 
     :func:`pld_delta` chooses its grids for one ε; here one pair of grids serves every ε: the
     spacings are those :func:`pld_epsilon`'s rules give for an ε bracket ``eps_error`` wide
-    (default 0.1 %) at the composed loss's mean plus two standard deviations of the worse
+    (default 0.025 %) at the composed loss's mean plus two standard deviations of the worse
     orientation (about δ = 2 %, the region attack-risk queries read), then every orientation is
     composed once on the upper side and once on the lower side and its certified δ functional
     (:meth:`~privamp.pld.distribution.ComposedPLD.delta`) read at every ε.
@@ -945,8 +945,11 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
     sd = math.sqrt(max(var, 1e-300))
     eps_rep = max(mean + 2.0 * sd, 0.1)
     lam = max(_tilt_for_eps(m, eps_rep, lam_grid) for m in mgfs.values())
+    # the lower side for an ε bracket a quarter of the default width: the trade-off queries
+    # read δ over a whole range of ε, where a grid chosen for one ε is less tight
     h_u, h_l, _ = _grids(total, _slope(lam, 2.0, var, _max_tilt(lam_grid)), eps_rep,
-                         eps_error, None, grid_step)
+                         eps_error if eps_error is not None else 2.5e-4 * eps_rep, None,
+                         grid_step)
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
         h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
