@@ -362,3 +362,15 @@ def test_cli_plot_tradeoff(tmp_path, capsys):
     res = json.loads(capsys.readouterr().out)
     assert out.stat().st_size > 10_000
     assert [c["scheme"] for c in res["curves"]] == ["poisson", "wor"]
+
+
+def test_readme_example_is_current(capsys):
+    """The README's ``privamp tradeoff`` console block is what the command prints."""
+    import pathlib
+    import shlex
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    block = text.split("$ privamp tradeoff", 1)[1].split("```", 1)[0]
+    command, expected = block.split("\n", 1)
+    assert main(["tradeoff", *shlex.split(command)]) == 0
+    assert capsys.readouterr().out.strip() == expected.strip()
