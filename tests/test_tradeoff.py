@@ -374,3 +374,20 @@ def test_readme_example_is_current(capsys):
     command, expected = block.split("\n", 1)
     assert main(["tradeoff", *shlex.split(command)]) == 0
     assert capsys.readouterr().out.strip() == expected.strip()
+
+
+def test_cli_several_deltas_and_epsilons(capsys):
+    base = ["--mechanism", "gaussian", "--sigma", "1", "--sampling", "poisson", "--rate",
+            "0.01", "--steps", "1000", "--json"]
+    assert main(["epsilon", *base, "--delta", "1e-5", "1e-8"]) == 0
+    many = json.loads(capsys.readouterr().out)
+    assert many["delta"] == [1e-5, 1e-8] and len(many["epsilon"]) == 2
+    assert main(["epsilon", *base, "--delta", "1e-8"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert isinstance(one["epsilon"], float)
+    assert many["epsilon_lower"][1] <= one["epsilon"] and one["epsilon_lower"] <= many["epsilon"][1]
+    assert main(["delta", *base, "--epsilon", "0", "1"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["epsilon"] == [0.0, 1.0] and d["delta"][0] > d["delta"][1]
+    assert main(["epsilon", *base, "--delta", "1e-5", "1.5"]) == 2
+    assert capsys.readouterr().err.startswith("privamp: error: --delta")

@@ -95,13 +95,16 @@ def _add_query(sub, name: str, help_text: str) -> None:
     p.add_argument("--steps", type=int_in("[1, inf)"), required=True,
                    help="number of composed steps (>= 1)")
     if name == "epsilon":
-        p.add_argument("--delta", type=float, required=True, help="target delta in (0, 1)")
+        p.add_argument("--delta", type=float, nargs="+", required=True,
+                       help="target delta(s) in (0, 1); several share one composition "
+                            "(JSON: lists)")
         p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
                        help="pld: target width of the epsilon bracket (default 0.1%% of "
                             "epsilon)")
     else:
-        p.add_argument("--epsilon", type=float, required=True, dest="eps",
-                       help="epsilon (>= 0)")
+        p.add_argument("--epsilon", type=float, nargs="+", required=True, dest="eps",
+                       help="epsilon(s) (>= 0); several are read from one composition per "
+                            "side (JSON: lists)")
         p.add_argument("--delta-error", type=float, default=None, dest="delta_error",
                        help="pld: target relative width of the delta bracket (default "
                             "1e-3)")
@@ -224,27 +227,41 @@ def _describe_line(result: dict) -> str:
             f"{result['relation']} relation, {result['accountant']} accountant")
 
 
-def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> int:
+def _query(args: argparse.Namespace, answer: str, given: str, values: list[float]) -> int:
     """``privamp epsilon`` (``answer="epsilon"``, at ``given="delta"``) or ``privamp delta``:
-    the certified bracket of the composition at ``value``, as JSON or a table."""
+    the certified bracket of the composition at each of ``values``, as JSON or a table. One
+    value: scalars in the JSON; several: lists, computed by the vector queries
+    (:meth:`Accountant.epsilons` / :meth:`Accountant.deltas`), which share compositions."""
+    check = "(0, 1)" if answer == "epsilon" else "[0, inf)"
+    values = [check_real(given if answer == "epsilon" else "eps", v, check) for v in values]
     mech, scheme, outer = build_event(args)
     acc = _accountant(args, mech, scheme, outer, args.steps)
     progress = Progress(not args.json)
     progress.stage(f"computing {answer}")
-    bracket = acc.epsilon(value) if answer == "epsilon" else acc.delta(value)
+    if len(values) == 1:
+        brackets = [acc.epsilon(values[0]) if answer == "epsilon" else acc.delta(values[0])]
+    else:
+        brackets = acc.epsilons(values) if answer == "epsilon" else acc.deltas(values)
     progress.done()
-    result = {answer: bracket.upper, f"{answer}_lower": bracket.lower, given: value,
-              **_common(args, mech, scheme, outer, acc)}
+    if len(values) == 1:
+        result = {answer: brackets[0].upper, f"{answer}_lower": brackets[0].lower,
+                  given: values[0]}
+    else:
+        result = {answer: [b.upper for b in brackets],
+                  f"{answer}_lower": [b.lower for b in brackets], given: values}
+    result = {**result, **_common(args, mech, scheme, outer, acc)}
     if args.json:
         emit_json(result)
         return 0
     print(_describe_line(result))
     # certified ends rounded outward in the text (the JSON has the exact floats)
-    low = ("none (upper bound only)" if bracket.lower is None else num_down(bracket.lower))
     note = acc.details.get("lower_note")
     kind = "certified upper" if acc.certified else "estimate, not proved"
     print(table([given, f"{answer} ({kind})", "lower end of bracket"],
-                [[num(value), num_up(bracket.upper), low]]))
+                [[num(v), num_up(b.upper),
+                  "none (upper bound only)" if b.lower is None else num_down(b.lower)]
+                 for v, b in zip(values, brackets, strict=True)]))
+    bracket = brackets[-1]
     if getattr(scheme, "pld_only", False):
         print(f"accounted: {scheme.describe_accounting()}")
     if note:
