@@ -64,6 +64,8 @@ BASES: dict[str, list[list[str]]] = {
                    "--steps", "10", "--calibrate", "rate", "--accountant", "rdp"],
                   [*G, "--target-epsilon", "2", "--delta", "1e-5", *POISSON,
                    "--calibrate", "steps", "--accountant", "rdp", "--max-steps", "1000"]],
+    "tradeoff": [[*G, *POISSON, "--steps", "10", "--fpr", "0.1", "--fpr-min", "0.01"],
+                 [*L, "--steps", "3", "--fpr", "0.01", "0.5", "--accountant", "rdp"]],
     "rdp": [[*G, "--orders", "2", "8"], [*G, *POISSON, "--orders", "2", "8"],
             [*L, *WOR, "--orders", "2", "8"]],
     "mixing": [["--kernel", "{tmp}/kernel.csv", "--eps", "1", "--delta", "0.01"]],
@@ -90,6 +92,8 @@ BASES: dict[str, list[list[str]]] = {
                       "--out", "{tmp}/a.png"]],
     "plot delta": [[*G, *POISSON, "--steps", "10", "--points", "3", "--accountant", "rdp",
                     "--out", "{tmp}/d.png"]],
+    "plot tradeoff": [[*G, "--n", "100", "--m", "10", "--steps", "4", "--points", "8",
+                       "--schemes", "poisson", "--out", "{tmp}/t.png"]],
     "plot sweep": [["{tmp}/table.parquet", "--x", "steps", "--y", "epsilon", "--out",
                     "{tmp}/s.png"]],
 }
