@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_real
-from .errors import InvalidParameterError
+from .errors import InconsistentBoundsError, InvalidParameterError
 from .results import Bracket
 
 __all__ = ["TradeoffCurve", "gaussian_tpr", "gdp_mu_from_profile", "tradeoff_from_profile",
@@ -193,8 +193,14 @@ def tradeoff_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
     if delta_lower is None:
         return up, None
     low = _envelope(eps, np.asarray(delta_lower, dtype=float), alpha, ratio, lower=True)
-    low = np.minimum(np.maximum(low * (1 - 1e-12), alpha), up)
-    return up, low
+    low = np.maximum(low * (1 - 1e-12), alpha)
+    bad = low > up * (1 + 1e-9) + 1e-300
+    if np.any(bad):  # one of the two ends would be wrong: refuse rather than print it
+        i = int(np.flatnonzero(bad)[0])
+        raise InconsistentBoundsError(
+            f"internal inconsistency: the certified lower TPR {low[i]!r} exceeds the certified "
+            f"upper TPR {up[i]!r} at FPR {alpha[i]!r}")
+    return up, np.minimum(low, up)
 
 
 def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
