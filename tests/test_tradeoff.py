@@ -391,3 +391,34 @@ def test_cli_several_deltas_and_epsilons(capsys):
     assert d["epsilon"] == [0.0, 1.0] and d["delta"][0] > d["delta"][1]
     assert main(["epsilon", *base, "--delta", "1e-5", "1.5"]) == 2
     assert capsys.readouterr().err.startswith("privamp: error: --delta")
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_envelope_against_exact_infimum_on_random_discrete_pairs(seed):
+    """:func:`tradeoff_from_profile` (two-level grid, windows, refined cells) against the exact
+    infimum of a random finite loss law: between loss atoms both branches are monotone in
+    e^{±ε}, so the infimum over ε ≥ 0 is attained at 0 or at an atom."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 12))
+    losses = np.sort(rng.uniform(-3, 6 if seed % 3 else 14, k))
+    w = rng.dirichlet(np.ones(k))
+    # a valid pair needs Σ w e^{-l} ≤ 1 (Q is a sub-probability): rescale the losses' weights
+    w = w / max(1.0, float(np.sum(w * np.exp(-losses))))
+
+    def delta(e):
+        e = np.atleast_1d(e)[:, None]
+        return np.sum(np.where(losses[None, :] > e, w * (1 - np.exp(e - losses[None, :])), 0),
+                      axis=1)
+
+    eps = tradeoff_eps_grid(float(max(losses.max(), 1.0)) + 1.0)
+    d = delta(eps)
+    alphas = np.sort(rng.uniform(1e-4, 0.999, 6))
+    up, low = tradeoff_from_profile(eps, d, d, alphas)
+    points = np.concatenate([[0.0], losses[losses >= 0]])
+    dp = delta(points)
+    exact = np.array([min(1.0, float(np.min(np.minimum(
+        dp + a * np.exp(points), 1 - np.exp(-points) * (1 - dp - a))))) for a in alphas])
+    exact = np.maximum(exact, alphas)
+    assert np.all(low <= exact * (1 + 1e-9)), (low, exact)
+    assert np.all(up >= exact * (1 - 1e-9)), (up, exact)
+    assert np.all(up - low <= 2e-3 * up + 1e-9)
