@@ -505,8 +505,8 @@ def subsampled_rdp(base: Any, scheme: SamplingScheme | None = None, *,
     ------
     UnsupportedCombinationError
         WBK asked for Poisson, Zhu–Wang or exact asked for WOR, exact asked for a mechanism
-        without a known exact curve, a relation that is not the scheme's, or a base mechanism stated under
-        another relation.
+        without a known exact curve, a relation that is not the scheme's, or a base mechanism
+        stated under another relation.
     InvalidParameterError
         Missing or extra scheme parameters, out-of-range values, bad orders.
 
