@@ -77,8 +77,11 @@ a sum of non-negative terms however small q is.
   of the CGF (α−1)D_α between the neighbouring integer upper values (convexity, as in
   :meth:`RdpCurve.at`) and, below, the value at ⌊α⌋ (D_α is non-decreasing in α); the add
   direction at most its order-∞ value ``−log(1 − q(1 − e^{−θ}))``; both at most the base
-  curve ε(α) (joint convexity); upper values made non-increasing from the right and lower
-  values non-decreasing from the left (monotonicity in α).
+  curve ε(α) (joint convexity) and at most Zhu & Wang's factor-3 bound (W-20, which bounds
+  both directions, slide W-21; at order 2 it has no factor 3 and equals the remove direction,
+  so there the value is tight whatever the quadrature gives), chords of it in between; upper
+  values made non-increasing from the right and lower values non-decreasing from the left
+  (monotonicity in α).
 * Order ∞: ``log(1 + q(e^{θ} − 1))`` (remove direction; the add direction's
   ``−log(1 − q(1 − e^{−θ}))`` is never larger: ``(1 + q(a−1))(a − q(a−1)) = a + q(1−q)(a−1)²
   ≥ a`` with a = e^θ). Balle, Barthe, Gaboardi 2018, Theorem 8 at δ = 0 says the same.
@@ -123,7 +126,7 @@ __all__ = ["EXACT_POISSON_TYPES", "has_exact_poisson", "poisson_exact_rdp"]
 _ADD_REMOVE = NeighbouringRelation.ADD_REMOVE
 
 #: cells of the Laplace quadrature on [0, θ] (even: θ/2 is a cell boundary)
-_CELLS = 2048
+_CELLS = 8192
 #: largest θ (Laplace) or log-odds (randomized response) the quadrature runs at
 _MAX_THETA = 600.0
 
@@ -259,6 +262,10 @@ def _exact_values(pair: _Pair, q: float, o: np.ndarray, base: Any):
     cgf_lo = np.concatenate([[0.0, 0.0], (jj - 1.0) * bc.lower_epsilons])
     int_up, _ = _mixture_eps(ints, q, up_ulps(cgf_up, 4))
     _, int_lo = _mixture_eps(ints, q, down_ulps(cgf_lo, 4))
+    # Zhu & Wang's factor-3 bound holds for both directions (slides W-20/W-21): a cap on the
+    # add direction's quadrature (at order 2 it equals the remove direction's exact value)
+    int_zw, _ = _mixture_eps(ints, q, up_ulps(cgf_up, 4), factor3=True)
+    zw_chord = RdpCurve(np.append(ints, math.inf), np.append(int_zw, pure_up)).at(fo).epsilons
     # the chord of the CGF between integer upper values (below 2: the value at 2)
     chord = RdpCurve(np.append(ints, math.inf), np.append(int_up, pure_up)).at(fo).epsilons
     is_int = fo == np.floor(fo)
@@ -285,7 +292,8 @@ def _exact_values(pair: _Pair, q: float, o: np.ndarray, base: Any):
             fwd_up[frac] = np.minimum(fwd_up[frac], f_up)
             fwd_lo[frac] = np.maximum(fwd_lo[frac], f_lo)
     base_up = rdp_curve(base, fo).epsilons
-    fin_up = np.minimum(np.maximum(fwd_up, rev_up), np.minimum(base_up, pure_up))
+    fin_up = np.minimum(np.maximum(fwd_up, rev_up),
+                        np.minimum(np.minimum(base_up, pure_up), zw_chord))
     fin_lo = np.maximum(fwd_lo, rev_lo)
     # D_α is non-decreasing in α: upper values from the right, lower values from the left
     fin_up = np.minimum.accumulate(fin_up[::-1])[::-1]
