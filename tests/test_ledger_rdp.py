@@ -155,3 +155,42 @@ def test_exact_laplace_tightens_ledger_epsilon():
     zw = RdpAccountant(DEFAULT_ORDERS).compose(
         lambda o: zhu_wang_upper_bound(lap, 0.05, o), 1000).epsilon(1e-6)
     assert exact < zw
+
+
+# ---------------------------------------------------------------------------------------------
+# the command line: privamp rdp --steps T --zcdp
+# ---------------------------------------------------------------------------------------------
+
+LAP_CLI = ["rdp", "--mechanism", "laplace", "--scale", "0.5", "--sampling", "poisson",
+           "--rate", "0.05"]
+
+
+def test_cli_exact_laplace_steps_and_zcdp(capsys):
+    from cli_helpers import run_json
+    from privamp.rdp.poisson_exact import poisson_exact_rdp
+
+    d = run_json([*LAP_CLI, "--orders", "3", "10", "--method", "exact"], capsys)
+    exact = poisson_exact_rdp(LaplaceMechanism(0.5), 0.05, [3.0, 10.0])
+    assert d["bound"] == "exact" and d["rdp"] == exact.epsilons.tolist()
+    assert "steps" not in d and "zcdp" not in d  # the existing keys only, unless asked
+    auto = run_json([*LAP_CLI, "--orders", "3", "10"], capsys)
+    assert auto["bound"] == "exact" and auto["rdp"] == d["rdp"]
+    t = run_json([*LAP_CLI, "--orders", "3", "10", "--steps", "100", "--zcdp"], capsys)
+    assert t["steps"] == 100
+    assert np.all(np.array(t["rdp"]) >= 100 * exact.epsilons)
+    assert np.all(np.array(t["rdp_lower"]) <= 100 * exact.lower_epsilons)
+    z = Accountant("rdp").add(LaplaceMechanism(0.5), 100, scheme=Poisson(0.05)).zcdp_rho()
+    assert t["zcdp"]["rho"] == z.rho and t["zcdp"]["bounded_by"] == z.bounded_by
+
+
+@pytest.mark.parametrize("argv, match", [
+    ([*LAP_CLI, "--zcdp", "--method", "zhu-wang"], "--zcdp uses the accountant's bounds"),
+    ([*LAP_CLI, "--steps", "0"], "--steps must be"),
+    (["rdp", "--mechanism", "gaussian", "--sigma", "1", "--group-size", "2", "--zcdp"],
+     "--zcdp needs --group-size 1"),
+])
+def test_cli_refusals(argv, match, capsys):
+    from cli_helpers import run_error
+
+    err = run_error(argv, capsys)
+    assert match in err
