@@ -116,9 +116,9 @@ def test_large_orders_and_order_near_one(theta, q):
 def test_remove_direction_is_the_larger_on_the_grid():
     """What the catalogue observed (W-20): D_α(mixture ‖ base) ≥ D_α(base ‖ mixture) — both are
     computed anyway; this documents which one the value is."""
-    for th in LAP_THETAS[1:]:
-        for q in RATES[:-1]:
-            for o in ORDERS:
+    for th in (0.1, 2.0, 8.0):
+        for q in (1e-3, 0.05, 0.5):
+            for o in (1.001, 2.0, 7.5, 64.0):
                 _, fwd, rev = _reference(_laplace_moment, th, q, o)
                 assert fwd >= rev
 
@@ -132,10 +132,11 @@ def test_boundaries_q0_q1_and_monotone(mech):
     base = rdp_curve(mech, o)
     assert np.array_equal(one.epsilons, base.epsilons)
     prev = None
-    for q in [1e-8, 1e-4, 0.01, 0.1, 0.5, 0.9, 1.0]:
-        c = poisson_exact_rdp(mech, q, DEFAULT_ORDERS)
+    grid = DEFAULT_ORDERS[::4]
+    for q in [1e-8, 1e-4, 0.1, 0.9, 1.0]:
+        c = poisson_exact_rdp(mech, q, grid)
         assert np.all(np.diff(c.epsilons) >= 0)  # non-decreasing in the order
-        assert np.all(c.epsilons <= rdp_curve(mech, DEFAULT_ORDERS).epsilons)
+        assert np.all(c.epsilons <= rdp_curve(mech, grid).epsilons)
         if prev is not None:
             assert np.all(c.lower_epsilons >= prev.lower_epsilons * (1 - 1e-9))  # in q
         prev = c

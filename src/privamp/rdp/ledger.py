@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from .._numerics import up_ulps
-from ..errors import InvalidParameterError, UnsupportedCombinationError
+from ..errors import InvalidParameterError, PrivampError, UnsupportedCombinationError
 from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
 from ..sampling.schemes import Poisson, WithoutReplacement
 from .curve import DEFAULT_ORDERS, RdpCurve
@@ -106,7 +106,7 @@ def _check_event(ev) -> None:
             "together and is accounted by the 'pld' backend only")
     try:
         check_source(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
-    except UnsupportedCombinationError as exc:
+    except PrivampError as exc:  # e.g. Poisson under substitution needs n (Theorem 14)
         raise UnsupportedCombinationError(
             f"no RDP bound for the ledger event {_name(ev)}: {exc}") from None
 

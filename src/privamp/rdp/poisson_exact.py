@@ -108,7 +108,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numerics import ULP, down_ulps, expm1_minus_x, up_ulps
+from .._numerics import ULP, _silent, down_ulps, expm1_minus_x, up_ulps
 from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
 from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
 from ..mechanisms.randomized_response import (
@@ -127,6 +127,8 @@ _ADD_REMOVE = NeighbouringRelation.ADD_REMOVE
 
 #: cells of the Laplace quadrature on [0, θ] (even: θ/2 is a cell boundary)
 _CELLS = 8192
+#: cells of the second (remainder) route: its bracket is first order in the remainder only
+_QUAD_CELLS = 2048
 #: largest θ (Laplace) or log-odds (randomized response) the quadrature runs at
 _MAX_THETA = 600.0
 
@@ -231,6 +233,10 @@ def poisson_exact_rdp(base: Any, sampling_rate: float, orders: Any = DEFAULT_ORD
     if q == 1.0:
         return ExactRdpCurve(o, base_curve.epsilons, base_curve.lower_epsilons,
                              relation=_ADD_REMOVE, label=label)
+    if math.isinf(pair.theta):
+        # p ∈ {0, 1}: P puts mass where Q has none, so D_α = ∞ at every order > 1 (q > 0)
+        inf = np.full(o.shape, math.inf)
+        return ExactRdpCurve(o, inf, inf, relation=_ADD_REMOVE, label=label)
     up, lo = _exact_values(pair, q, o, base)
     return ExactRdpCurve(o, up, np.minimum(lo, up), relation=_ADD_REMOVE, label=label)
 
@@ -241,12 +247,9 @@ def _exact_values(pair: _Pair, q: float, o: np.ndarray, base: Any):
     up = np.full(o.shape, math.inf)
     lo = np.zeros(o.shape)
     # order ∞: the remove direction, log(1 + q(e^θ − 1))
-    if math.isinf(pair.theta):
-        pure_up = pure_lo = math.inf
-    else:
-        pure = float(np.logaddexp(math.log1p(-q), math.log(q) + pair.theta)) if pair.theta > 1 \
-            else math.log1p(q * math.expm1(pair.theta))
-        pure_up, pure_lo = up_ulps(pure, 16), max(down_ulps(pure, 16), 0.0)
+    pure = float(np.logaddexp(math.log1p(-q), math.log(q) + pair.theta)) if pair.theta > 1 \
+        else math.log1p(q * math.expm1(pair.theta))
+    pure_up, pure_lo = up_ulps(pure, 16), max(down_ulps(pure, 16), 0.0)
     up[~finite] = pure_up
     lo[~finite] = pure_lo
     if fo.size == 0:
@@ -283,12 +286,17 @@ def _exact_values(pair: _Pair, q: float, o: np.ndarray, base: Any):
     rev_lo = np.zeros(fo.shape)
     if pair.theta <= _MAX_THETA:
         # quadrature: the add direction everywhere, the remove direction off the integers
-        r_up, r_lo = _divergence_bracket(pair, q, 1.0 - fo, fo - 1.0)
+        chi2 = None
+        if pair.kind == "laplace":  # χ² = e^{ε(2)} − 1 of the base pair, bracketed
+            b2 = rdp_curve(base, [2.0])
+            chi2 = (float(np.expm1(b2.lower_epsilons[0])) * (1 - 4 * ULP),
+                    float(np.expm1(b2.epsilons[0])) * (1 + 4 * ULP))
+        r_up, r_lo = _divergence_bracket(pair, q, 1.0 - fo, fo - 1.0, chi2)
         rev_up = np.minimum(rev_up, r_up)
         rev_lo = np.maximum(rev_lo, r_lo)
         frac = ~is_int
         if np.any(frac):
-            f_up, f_lo = _divergence_bracket(pair, q, fo[frac], fo[frac] - 1.0)
+            f_up, f_lo = _divergence_bracket(pair, q, fo[frac], fo[frac] - 1.0, chi2)
             fwd_up[frac] = np.minimum(fwd_up[frac], f_up)
             fwd_lo[frac] = np.maximum(fwd_lo[frac], f_lo)
     base_up = rdp_curve(base, fo).epsilons
@@ -316,16 +324,17 @@ def _log1p_minus_x(x: np.ndarray) -> np.ndarray:
     return acc * x * x
 
 
-def _phi(beta: np.ndarray, u: np.ndarray, q: float):
-    """(log φ_β(x), absolute error bound on φ relative to e^{shift}, shift) — here returned
-    as ``(log_up, log_lo)`` of φ_β(x) with x = q·expm1(u), broadcast over β and u.
+def _phi_lin(beta: np.ndarray, u: np.ndarray, q: float):
+    """``(val, err, shift, x)``: φ_β(x)·e^{−shift} and a bound on its absolute error, for
+    x = q·expm1(u), broadcast over β and u.
 
     Two forms: for |x| ≤ 0.1 and |β log1p(x)| ≤ ½, ``E(βl) + β(l − x)`` with l = log1p(x) and
-    E(y) = e^y − 1 − y (:func:`expm1_minus_x`) and l − x by its series, so nothing cancels
-    beyond a factor β/(β − 1); otherwise ``e^{βl} − 1 − βx`` scaled by e^{−max(βl, 0)}. The
-    error bound is 64 ulp times the sum of the magnitudes of the parts (each part is within a
-    few ulp, and an absolute error of ~4 ulp·|y| in y = βl moves e^y by that relative
-    amount), which covers the rounding of x, l and the products."""
+    E(y) = e^y − 1 − y (:func:`expm1_minus_x`) and l − x by its series (shift 0), so nothing
+    cancels beyond a factor β/(β − 1); otherwise ``e^{βl} − 1 − βx`` scaled by
+    e^{−shift}, shift = max(βl, 0). The error bound is 64 ulp times the sum of the magnitudes
+    of the parts (each part is within a few ulp, and an absolute error of ~4 ulp·|y| in y = βl
+    moves e^y by that relative amount), which covers the rounding of l and the products; the
+    rounding of x itself is :func:`_arg_slack`'s."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         x = q * np.expm1(u)
         lg = np.log1p(x)
@@ -345,9 +354,79 @@ def _phi(beta: np.ndarray, u: np.ndarray, q: float):
         val = np.where(small, val_s, val_b)
         err = np.where(small, err_s, err_b)
         sh = np.where(small, 0.0, shift)
+    return val, err, sh, x
+
+
+def _phi(beta: np.ndarray, u: np.ndarray, q: float):
+    """``(log_up, log_lo)`` of φ_β(x), x = q·expm1(u) (see :func:`_phi_lin`)."""
+    val, err, sh, _ = _phi_lin(beta, u, q)
+    with np.errstate(invalid="ignore", divide="ignore"):
         log_up = sh + np.log(val + err)
         log_lo = np.where(val - err > 0, sh + np.log(val - err), -np.inf)
     return log_up, log_lo
+
+
+@_silent  # rows that overflow (φ > e^{50}) are computed, then masked by ``ok``
+def _laplace_quadratic(theta: float, q: float, beta: np.ndarray, s: np.ndarray,
+                       chi2: tuple[float, float]):
+    """(upper, lower) on the Laplace divergence by the second route: E_Q[φ_β(x)] =
+    c₂q²χ² + E_Q[r_β(x)] with c₂ = β(β−1)/2, χ² = E_Q[(L−1)²] = e^{ε(2)} − 1 (the base
+    mechanism's order-2 RDP, ``chi2`` = (lower, upper)) and r_β = φ_β − c₂x² = O(x³). r_β is
+    monotone in x (r_β' = βφ_{β−1}, whose sign does not depend on x), so on each cell
+    e^{−t}·r_β(x(t)) lies between the products of the end values of e^{−t} and of r_β (interval
+    product). The remainder is much smaller than φ when |x| is small (small q or θ), where
+    the first route's bracket is relatively widest. Used where no value exceeds e^{50}
+    (no scaling needed); ``inf``/0 elsewhere. Its cells: :data:`_QUAD_CELLS`."""
+    n = _QUAD_CELLS
+    t = theta * np.arange(n + 1, dtype=float) / n
+    u = np.concatenate([2.0 * t - theta, [-theta, theta]])[None, :]
+    b = beta[:, None]
+    val, err, sh, x = _phi_lin(b, u, q)
+    c2 = (b * (b - 1.0)) / 2.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        ok = np.all(sh <= 50.0, axis=1) & np.all(np.isfinite(val), axis=1)
+        phi = val * np.exp(sh)
+        e_phi = err * np.exp(sh)
+        quad = c2 * x * x
+        r = phi - quad
+        # rounding of φ, of c₂x², and the arguments' (x within δ relative: φ moves by
+        # (2 + 2|β|)δφ, c₂x² by 2δc₂x²)
+        move = _arg_slack(beta, theta, n)[:, None] / 2.0  # (2 + 2|β|)δ: covers both
+        r_err = e_phi + 4 * ULP * np.abs(quad) + move * (np.abs(phi) + 2.0 * np.abs(quad))
+    r_mid_lo, r_mid_hi = r[:, :n + 1] - r_err[:, :n + 1], r[:, :n + 1] + r_err[:, :n + 1]
+    rl = np.minimum(r_mid_lo[:, :-1], r_mid_lo[:, 1:])
+    rh = np.maximum(r_mid_hi[:, :-1], r_mid_hi[:, 1:])
+    el, eh = np.exp(-t[1:])[None, :], np.exp(-t[:-1])[None, :]
+    eh = eh * (1 + 4 * ULP)
+    el = el * (1 - 4 * ULP)
+    prods = np.stack([el * rl, el * rh, eh * rl, eh * rh])
+    h2 = theta / n / 2.0
+    cell_hi = np.max(prods, axis=0) * h2 * (1 + 4 * ULP)
+    cell_lo = np.min(prods, axis=0) * h2
+    cell_lo = np.where(cell_lo > 0, cell_lo * (1 - 4 * ULP), cell_lo * (1 + 4 * ULP))
+    # the atoms: masses ½ (t < 0) and e^{−θ}/2 (t > θ)
+    m_a = np.array([0.5, math.exp(-theta) / 2.0])[None, :]
+    ra, ea = r[:, n + 1:], r_err[:, n + 1:]
+    atoms_hi = np.sum(m_a * (ra + ea) * (1 + 8 * ULP) + 8 * ULP * m_a * np.abs(ra), axis=1)
+    atoms_lo = np.sum(m_a * (ra - ea) - 8 * ULP * m_a * np.abs(ra) - 8 * ULP * m_a * ea,
+                      axis=1)
+    c2v = c2[:, 0]
+    q2 = q * q
+    quad_hi = c2v * q2 * chi2[1] * (1 + 8 * ULP)
+    quad_lo = c2v * q2 * chi2[0] * (1 - 8 * ULP)
+    parts_hi = [quad_hi, atoms_hi, np.sum(cell_hi, axis=1)]
+    parts_lo = [quad_lo, atoms_lo, np.sum(cell_lo, axis=1)]
+    size = sum(np.abs(p) for p in parts_hi) + np.sum(np.abs(cell_lo), axis=1) + \
+        np.sum(np.abs(cell_hi), axis=1)
+    summing = (n + 8) * ULP * size
+    tot_hi = sum(parts_hi) + summing
+    tot_lo = sum(parts_lo) - summing
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_up = np.log1p(tot_hi) / s * (1 + 8 * ULP)
+        d_lo = np.where(tot_lo > 0, np.log1p(tot_lo) / s * (1 - 8 * ULP), 0.0)
+    d_up = np.where(ok & np.isfinite(d_up) & (tot_hi > 0), d_up, math.inf)
+    d_lo = np.where(ok & np.isfinite(d_lo), np.maximum(d_lo, 0.0), 0.0)
+    return d_up, d_lo
 
 
 def _lse(a: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -369,7 +448,8 @@ def _arg_slack(beta: np.ndarray, theta: float, n: int) -> np.ndarray:
     return 2.0 * (2.0 + 2.0 * np.abs(beta)) * move
 
 
-def _divergence_bracket(pair: _Pair, q: float, beta: np.ndarray, s: np.ndarray):
+def _divergence_bracket(pair: _Pair, q: float, beta: np.ndarray, s: np.ndarray,
+                        chi2: tuple[float, float] | None = None):
     """(upper, lower) on log(E_Q[(1 + x)^β])/s (s = α − 1 > 0) for each β: the remove direction
     with β = α, the add direction with β = 1 − α (see the module docstring)."""
     th = pair.theta
@@ -421,4 +501,7 @@ def _divergence_bracket(pair: _Pair, q: float, beta: np.ndarray, s: np.ndarray):
         d_lo = np.logaddexp(0.0, log_sum_lo) / s * (1 - 8 * ULP)
     d_up = np.where(np.isfinite(d_up), d_up, math.inf)
     d_lo = np.where(np.isfinite(d_lo), np.maximum(d_lo, 0.0), 0.0)
+    if chi2 is not None:  # Laplace: both routes are valid brackets; keep the tighter ends
+        q_up, q_lo = _laplace_quadratic(th, q, beta, s, chi2)
+        d_up, d_lo = np.minimum(d_up, q_up), np.maximum(d_lo, q_lo)
     return d_up, d_lo
