@@ -84,11 +84,16 @@ def test_exact_poisson_curve(name, index, rate):
     ints = np.arange(2.0, 40.0)
     exact = poisson_exact_rdp(mech, rate, ints)
     assert np.all(exact.lower_epsilons <= exact.epsilons)
-    zw = zhu_wang_upper_bound(mech, rate, ints)
-    assert np.all(exact.epsilons <= zw.epsilons * (1 + 1e-12))
+    if np.all(np.isfinite(exact.epsilons)):  # (the factor-3 bound of an infinite curve is NaN)
+        zw = zhu_wang_upper_bound(mech, rate, ints)
+        assert np.all(exact.epsilons <= zw.epsilons * (1 + 1e-12))
     if rate == 1.0:
-        assert np.array_equal(exact.epsilons, rdp_curve(mech, ints).epsilons)
+        base = rdp_curve(mech, ints)
+        np.testing.assert_allclose(exact.epsilons, base.epsilons, rtol=1e-12)
+        assert np.all(exact.epsilons >= base.lower_epsilons)
     # the accountant's rule uses it
     acc = Accountant("rdp").add(mech, 3, scheme=Poisson(rate))
-    np.testing.assert_array_equal(acc.rdp_curve(ints).epsilons,
-                                  (poisson_exact_rdp(mech, rate, ints) * 3).epsilons)
+    ledger = acc.rdp_curve(ints).epsilons
+    direct = (poisson_exact_rdp(mech, rate, ints) * 3).epsilons
+    np.testing.assert_allclose(ledger, direct, rtol=1e-13)
+    assert np.all(ledger >= direct)  # the sum is rounded up once more
