@@ -28,8 +28,6 @@ from privamp.errors import InvalidParameterError, UnsupportedCombinationError
 from privamp.rdp import DEFAULT_ORDERS, RdpAccountant, rdp_curve, subsampled_rdp
 from privamp.sampling.rounds import Shuffle
 
-mp.mp.dps = 40
-
 LEDGERS = {
     "gauss-poisson": [(GaussianMechanism(1.5), 100, Poisson(0.01))],
     "mixed-poisson": [(GaussianMechanism(2.0), 50, Poisson(0.05)),
@@ -129,9 +127,10 @@ def _mp_rr_rdp(p, a):
 def test_pure_dp_rho_against_mpmath(mech, fn, param):
     """sup_α D_α/α by mpmath on a fine grid plus the order → 1 limit: ρ is above it and within
     1 % of it; and never above the pure-DP ε²/2 (Bun & Steinke 2016, Prop 1.4)."""
-    grid = [1 + mp.mpf(10) ** (-k) for k in range(2, 9)] + \
-        [mp.mpf(a) for a in np.geomspace(1.01, 1e4, 400)]
-    sup = max(fn(param, a) / a for a in grid)
+    with mp.workdps(40):
+        grid = [1 + mp.mpf(10) ** (-k) for k in range(2, 9)] + \
+            [mp.mpf(a) for a in np.geomspace(1.01, 1e4, 400)]
+        sup = max(fn(param, a) / a for a in grid)
     z = Accountant("rdp").add(mech, 3).zcdp_rho()
     assert mp.mpf(z.rho) >= 3 * sup
     assert z.rho <= 3 * float(sup) * 1.01

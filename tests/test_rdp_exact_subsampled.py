@@ -1,7 +1,7 @@
 """Exact Poisson-subsampled RDP of Laplace and randomized response (privamp.rdp.poisson_exact).
 
 Independent references: both directions of the pair ((1−q)Q + qP, Q) integrated with mpmath at
-50 digits (Laplace: the two atoms in closed form and the middle piece by mpmath.quad; randomized
+60 digits (Laplace: the two atoms in closed form and the middle piece by mpmath.quad; randomized
 response: two atoms), on grids over q, θ (or p) and the order including the boundaries; the
 factor-3 bound (W-20) and the general W-8-type caps must lie above; q = 1 gives the base curve,
 q = 0 gives 0; the catalogue's W-9/W-20 Laplace values.
@@ -33,7 +33,7 @@ from privamp.rdp import (
 )
 from privamp.rdp.poisson_exact import poisson_exact_rdp
 
-mp.mp.dps = 50
+DPS = 60  # A − 1 ~ 1e-30 at q = 1e-6, θ = 4e-9: 60 digits leave 30 (set per call: no global)
 
 
 def _laplace_moment(theta, q, beta):
@@ -57,10 +57,11 @@ def _rr_moment(p, q, beta):
 
 def _reference(moment, param, q, order):
     """max of the two directions: log(E[(1+x)^α])/(α−1) and log(E[(1+x)^{1−α}])/(α−1)."""
-    a = mp.mpf(order)
-    fwd = mp.log(moment(param, q, a)) / (a - 1)
-    rev = mp.log(moment(param, q, 1 - a)) / (a - 1)
-    return max(fwd, rev), fwd, rev
+    with mp.workdps(DPS):
+        a = mp.mpf(order)
+        fwd = mp.log(moment(param, q, a)) / (a - 1)
+        rev = mp.log(moment(param, q, 1 - a)) / (a - 1)
+        return max(fwd, rev), fwd, rev
 
 
 def _check(curve, refs, orders, width=1e-3):

@@ -234,10 +234,10 @@ def ledger_zcdp(events, orders: Any = None, *, refinements: int = 6) -> ZcdpBoun
         floor = max(float(d[0]), tail_piece, float(np.max(d / a)))
         if kind != "orders" or step == refinements or min(rho, cap) <= floor:
             break
-        # refine the (at most 32) highest intervals whose bound is above every grid value
+        # refine the (at most 16) highest intervals whose bound is above every grid value
         # D_i/a_i (where the supremum of D_α/α can lie), 8 new orders in each
         above = np.flatnonzero(mids > np.max(d / a))
-        top = above[np.argsort(mids[above])[::-1][:32]]
+        top = above[np.argsort(mids[above])[::-1][:16]]
         evaluate(np.concatenate([np.linspace(a[i], a[i + 1], 10)[1:-1] for i in top]))
     grid_rho = float(np.max(d / a))
     if cap <= rho:

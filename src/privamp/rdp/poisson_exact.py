@@ -291,14 +291,18 @@ def _exact_values(pair: _Pair, q: float, o: np.ndarray, base: Any):
             b2 = rdp_curve(base, [2.0])
             chi2 = (float(np.expm1(b2.lower_epsilons[0])) * (1 - 4 * ULP),
                     float(np.expm1(b2.epsilons[0])) * (1 + 4 * ULP))
-        r_up, r_lo = _divergence_bracket(pair, q, 1.0 - fo, fo - 1.0, chi2)
-        rev_up = np.minimum(rev_up, r_up)
-        rev_lo = np.maximum(rev_lo, r_lo)
         frac = ~is_int
         if np.any(frac):
             f_up, f_lo = _divergence_bracket(pair, q, fo[frac], fo[frac] - 1.0, chi2)
             fwd_up[frac] = np.minimum(fwd_up[frac], f_up)
             fwd_lo[frac] = np.maximum(fwd_lo[frac], f_lo)
+        # the add direction where its order-∞ cap does not already put it below the remove
+        # direction's lower value (there the maximum is the remove direction: nothing to do)
+        need = rev_cap > fwd_lo
+        if np.any(need):
+            r_up, r_lo = _divergence_bracket(pair, q, 1.0 - fo[need], fo[need] - 1.0, chi2)
+            rev_up[need] = np.minimum(rev_up[need], r_up)
+            rev_lo[need] = np.maximum(rev_lo[need], r_lo)
     base_up = rdp_curve(base, fo).epsilons
     fin_up = np.minimum(np.maximum(fwd_up, rev_up),
                         np.minimum(np.minimum(base_up, pure_up), zw_chord))
