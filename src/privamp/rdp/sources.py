@@ -31,8 +31,12 @@ from .._rules import ANY, RuleTable
 from ..errors import NumericalError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
 from ..mechanisms.gaussian import GaussianMechanism
-from ..mechanisms.laplace import LaplaceMechanism
-from ..mechanisms.randomized_response import RandomizedMembershipMechanism, RandomizedResponse
+from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
+from ..mechanisms.randomized_response import (
+    RandomizedMembershipMechanism,
+    RandomizedResponse,
+    RandomizedResponseProfile,
+)
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import Poisson, WithoutReplacement
@@ -61,9 +65,9 @@ def poisson_gaussian(mech, scheme, relation, group_privacy, orders=None):
     return lambda o: poisson_gaussian_rdp(mech.noise_multiplier, scheme.rate, o)
 
 
-@RDP_RULES.rule(scheme=Poisson, source=(LaplaceMechanism, RandomizedResponse,
-                                        RandomizedMembershipMechanism), relation=R,
-                grouped=False)
+@RDP_RULES.rule(scheme=Poisson, source=(LaplaceMechanism, LaplaceProfile, RandomizedResponse,
+                                        RandomizedMembershipMechanism,
+                                        RandomizedResponseProfile), relation=R, grouped=False)
 def poisson_exact(mech, scheme, relation, group_privacy, orders=None):
     """exact (the dominating pair ((1−q)Q + qP, Q) and its reverse, attained; Zhu, Dong, Wang
     2022, Theorem 11; W-20 without the factor 3 at integer orders)"""
