@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privamp import (
+    ApproxDPMechanism,
     DiscretePairMechanism,
     GaussianMechanism,
     GaussianProfile,
@@ -410,7 +411,9 @@ def test_subsampled_rdp_dispatch():
     c = subsampled_rdp(GaussianProfile(0.5), sampling="poisson", sampling_rate=0.1,
                        orders=[2.0])
     assert c.bound == "exact"
-    assert subsampled_rdp(LAP, sampling="poisson", sampling_rate=0.1).label.startswith("Zhu")
+    assert subsampled_rdp(LAP, sampling="poisson", sampling_rate=0.1).bound == "exact"
+    assert subsampled_rdp(ApproxDPMechanism(1.0, 0.0), sampling="poisson",
+                          sampling_rate=0.1).label.startswith("Zhu")
     assert subsampled_rdp(LAPS, sampling="wor", n=10, m=2).label.startswith("WBK")
     low = subsampled_rdp(LAPS, sampling="wor", n=10, m=2, method="lower")
     assert low.bound == "lower" and low.orders[0] >= 2
@@ -426,8 +429,9 @@ def test_subsampled_rdp_dispatch():
      UnsupportedCombinationError, "not for sampling without replacement"),
     (dict(base=G2S, sampling="wor", n=10, m=2, method="exact"),
      UnsupportedCombinationError, "no exact RDP is known"),
-    (dict(base=LAP, sampling="poisson", sampling_rate=0.1, method="exact"),
-     UnsupportedCombinationError, "Gaussian mechanism only"),
+    (dict(base=ApproxDPMechanism(1.0, 0.0), sampling="poisson", sampling_rate=0.1,
+          method="exact"),
+     UnsupportedCombinationError, "randomized membership mechanisms only"),
     (dict(base=G2, sampling="poisson", sampling_rate=0.1, relation="substitute"),
      UnsupportedCombinationError, "Theorem 14"),
     (dict(base=G2, sampling="wor", n=10, m=2),

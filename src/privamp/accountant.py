@@ -722,6 +722,28 @@ class Accountant:
         (:func:`~privamp.tradeoff.gdp_mu_from_profile`)."""
         return self.tradeoff(0.5, fpr_min=fpr_min).mu
 
+    # ---- the ledger's RDP curve and zCDP ρ (issue 20; logic in privamp.rdp.ledger) ------
+
+    def rdp_curve(self, orders: Any = None):
+        """The ledger's composed RDP upper bound (an :class:`~privamp.rdp.RdpCurve`) on
+        ``orders`` (default: the accountant's ``orders``, else
+        :data:`~privamp.rdp.DEFAULT_ORDERS`), for a ledger of any backend: each event's curve
+        from the RDP rule table, times its count, summed. An event without an RDP bound is
+        refused by name (:class:`UnsupportedCombinationError`)."""
+        from .rdp.ledger import ledger_rdp_curve
+
+        self._require_events()
+        return ledger_rdp_curve(self.segments, self.orders if orders is None else orders)
+
+    def zcdp_rho(self, orders: Any = None):
+        """The ledger's certified ρ-zCDP (``D_α ≤ ρα`` at every order α > 1) as a
+        :class:`~privamp.rdp.ledger.ZcdpBound` naming what bounded it
+        (:func:`~privamp.rdp.ledger.ledger_zcdp`)."""
+        from .rdp.ledger import ledger_zcdp
+
+        self._require_events()
+        return ledger_zcdp(self.segments, orders)
+
 
 _SENSITIVITY_NOTE = {
     NeighbouringRelation.ADD_REMOVE: "clipped DP-SGD sum: sensitivity C",

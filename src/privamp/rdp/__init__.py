@@ -6,11 +6,15 @@
 * :mod:`privamp.rdp.subsampled` — subsampled RDP: Wang–Balle–Kasiviswanathan upper bound,
   matching lower bound, Zhu–Wang Poisson bound, and :func:`subsampled_rdp`, which picks one;
 * :mod:`privamp.rdp.poisson_gaussian` — the exact Poisson-subsampled Gaussian;
+* :mod:`privamp.rdp.poisson_exact` — the exact Poisson-subsampled Laplace and randomized
+  response (and one entry point for every exact Poisson curve);
+* :mod:`privamp.rdp.ledger` — a ledger's RDP curve and certified zCDP ρ;
 * :mod:`privamp.rdp.accountant` — :class:`RdpAccountant`, the analytical moments accountant.
 """
 
 from .accountant import RdpAccountant, RdpEvent, poisson_gaussian_epsilon
 from .curve import DEFAULT_ORDERS, OrderGridWarning, RdpCurve
+from .ledger import ZcdpBound, ledger_rdp_curve, ledger_zcdp
 from .mechanisms import (
     ExactRdpCurve,
     check_orders,
@@ -19,6 +23,7 @@ from .mechanisms import (
     rdp_curve,
     rdp_from_profile,
 )
+from .poisson_exact import poisson_exact_rdp
 from .poisson_gaussian import poisson_gaussian_rdp
 from .subsampled import (
     SubsampledBound,
@@ -36,7 +41,11 @@ __all__ = [
     "RdpCurve",
     "RdpEvent",
     "SubsampledBound",
+    "ZcdpBound",
     "check_orders",
+    "ledger_rdp_curve",
+    "ledger_zcdp",
+    "poisson_exact_rdp",
     "poisson_gaussian_epsilon",
     "poisson_gaussian_rdp",
     "pure_dp_rdp",

@@ -10,6 +10,8 @@ scheme                      mechanism       relation    bound
 ==========================  ==============  ==========  ===========================================
 none                        any             any         its own curve (:func:`rdp_curve`)
 Poisson                     Gaussian        add/remove  exact (Mironov, Talwar, Zhang 2019)
+Poisson                     Laplace, RR,    add/remove  exact (:mod:`privamp.rdp.poisson_exact`)
+                            membership
 Poisson                     any             add/remove  Zhu & Wang 2019 (:func:`subsampled_rdp`)
 WOR                         any             substitute  Wang, Balle, Kasiviswanathan 2019
 any                         any             any         Theorem 6 on the amplified profile, where it
@@ -29,6 +31,12 @@ from .._rules import ANY, RuleTable
 from ..errors import NumericalError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
 from ..mechanisms.gaussian import GaussianMechanism
+from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
+from ..mechanisms.randomized_response import (
+    RandomizedMembershipMechanism,
+    RandomizedResponse,
+    RandomizedResponseProfile,
+)
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import Poisson, WithoutReplacement
@@ -55,6 +63,17 @@ def poisson_gaussian(mech, scheme, relation, group_privacy, orders=None):
     from . import poisson_gaussian_rdp
 
     return lambda o: poisson_gaussian_rdp(mech.noise_multiplier, scheme.rate, o)
+
+
+@RDP_RULES.rule(scheme=Poisson, source=(LaplaceMechanism, LaplaceProfile, RandomizedResponse,
+                                        RandomizedMembershipMechanism,
+                                        RandomizedResponseProfile), relation=R, grouped=False)
+def poisson_exact(mech, scheme, relation, group_privacy, orders=None):
+    """exact (the dominating pair ((1−q)Q + qP, Q) and its reverse, attained; Zhu, Dong, Wang
+    2022, Theorem 11; W-20 without the factor 3 at integer orders)"""
+    from .poisson_exact import poisson_exact_rdp
+
+    return lambda o: poisson_exact_rdp(mech, scheme.rate, o)
 
 
 @RDP_RULES.rule(scheme=Poisson, source=_SOURCES, relation=R, grouped=False)

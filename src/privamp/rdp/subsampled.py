@@ -33,6 +33,10 @@ Bounds
 
 * :func:`~privamp.rdp.poisson_gaussian.poisson_gaussian_rdp` — the **exact** RDP of the
   Poisson-subsampled Gaussian mechanism at every order (:mod:`privamp.rdp.poisson_gaussian`).
+* :func:`~privamp.rdp.poisson_exact.poisson_exact_rdp` — the **exact** RDP of the
+  Poisson-subsampled Laplace mechanism and randomized response (W-20 without the factor 3 at
+  integer orders, which the W-20 remark says is exact for them; proof note in
+  :mod:`privamp.rdp.poisson_exact`).
 
 Refinements not in the slides (``refine=True``, the default; documented as such, E21): the
 upper bounds are also capped by the base curve ε(α) (subsampling is a mixture of pairs of
@@ -63,7 +67,6 @@ by a bound on its rounding error, and ``log1p`` of the sum, so nothing cancels f
 from __future__ import annotations
 
 import enum
-import functools
 import math
 from typing import Any
 
@@ -72,7 +75,6 @@ import numpy as np
 from .._numerics import ULP, div_up, down_ulps, log_comb, log_expm1, up_ulps
 from .._validation import check_int, check_real, parse_enum
 from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
-from ..mechanisms import GaussianMechanism, GaussianProfile
 from ..relations import NeighbouringRelation
 from ..sampling.schemes import Poisson, SamplingScheme, WithoutReplacement
 from ._kernels import (
@@ -87,7 +89,8 @@ from ._kernels import (
 )
 from .curve import DEFAULT_ORDERS, RdpCurve
 from .mechanisms import ExactRdpCurve, floor_positive, rdp_curve
-from .poisson_gaussian import _poisson_gaussian, poisson_gaussian_rdp
+from .poisson_exact import has_exact_poisson, poisson_exact_rdp
+from .poisson_gaussian import poisson_gaussian_rdp
 
 __all__ = [
     "SubsampledBound",
@@ -449,22 +452,6 @@ def subsampled_lower_bound(base: Any, sampling_rate: float, orders: Any = None, 
 # ---------------------------------------------------------------------------------------------
 
 
-@functools.singledispatch
-def _gaussian_theta(base: Any) -> float | None:
-    """θ = Δ/σ when ``base`` is a Gaussian mechanism or profile (exact Poisson RDP), else None."""
-    return None
-
-
-@_gaussian_theta.register
-def _(base: GaussianMechanism) -> float:
-    return base.theta
-
-
-@_gaussian_theta.register
-def _(base: GaussianProfile) -> float:
-    return base.theta
-
-
 #: The schemes :func:`subsampled_rdp` has bounds for (their kinds are the ``sampling`` names).
 SUBSAMPLED_SCHEMES = (Poisson, WithoutReplacement)
 
@@ -503,8 +490,10 @@ def subsampled_rdp(base: Any, scheme: SamplingScheme | None = None, *,
         [0, 1], or ``"wor"`` with ``n`` and 0 ≤ ``m`` ≤ n): the boundary values γ = 0 and
         m = 0, which no scheme object takes, are accepted here (the curve is 0).
     method : SubsampledBound or str
-        ``"auto"`` (exact for the Gaussian under Poisson, Zhu–Wang for other Poisson, WBK for
-        WOR), ``"wbk"``, ``"zhu-wang"``, ``"exact"`` or ``"lower"``.
+        ``"auto"`` (exact under Poisson for the Gaussian, Laplace, randomized response and
+        randomized membership — :func:`~privamp.rdp.poisson_exact.poisson_exact_rdp` —,
+        Zhu–Wang for other Poisson, WBK for WOR), ``"wbk"``, ``"zhu-wang"``, ``"exact"`` or
+        ``"lower"``.
     orders : array_like
         Strictly increasing orders in (1, ∞] (≥ 2 for ``"lower"``).
     relation : NeighbouringRelation or str, optional
@@ -515,9 +504,9 @@ def subsampled_rdp(base: Any, scheme: SamplingScheme | None = None, *,
     Raises
     ------
     UnsupportedCombinationError
-        WBK asked for Poisson, Zhu–Wang or exact asked for WOR, exact asked for a non-Gaussian
-        mechanism, a relation that is not the scheme's, or a base mechanism stated under
-        another relation.
+        WBK asked for Poisson, Zhu–Wang or exact asked for WOR, exact asked for a mechanism
+        without a known exact curve, a relation that is not the scheme's, or a base mechanism
+        stated under another relation.
     InvalidParameterError
         Missing or extra scheme parameters, out-of-range values, bad orders.
 
@@ -568,18 +557,17 @@ def subsampled_rdp(base: Any, scheme: SamplingScheme | None = None, *,
                 "the Wang–Balle–Kasiviswanathan bound (W-8) holds for sampling without "
                 "replacement under substitution, not for Poisson sampling; use method 'exact' "
                 "(Gaussian) or 'zhu-wang'")
-        theta = _gaussian_theta(base)
+        exact = has_exact_poisson(base)
         if meth is SubsampledBound.AUTO:
-            meth = SubsampledBound.EXACT if theta is not None else SubsampledBound.ZHU_WANG
+            meth = SubsampledBound.EXACT if exact else SubsampledBound.ZHU_WANG
         if meth is SubsampledBound.EXACT:
-            if theta is None:
+            if not exact:
                 raise UnsupportedCombinationError(
-                    "the exact Poisson-subsampled RDP is available for the Gaussian mechanism "
-                    "only; use method 'zhu-wang' (upper) or 'lower'")
-            _require_relation(base, _ADD_REMOVE, "the exact Poisson-subsampled Gaussian RDP")
-            q = _check_rate(sampling_rate)
-            return _poisson_gaussian(theta, q, _check_orders(orders),
-                                     f"exact Poisson Gaussian (theta={theta:g}, q={q:g})")
+                    "the exact Poisson-subsampled RDP is available for the Gaussian, Laplace, "
+                    "randomized response and randomized membership mechanisms only (their "
+                    f"worst-case pair is attained), not for {base!r}; use method 'zhu-wang' "
+                    "(upper) or 'lower'")
+            return poisson_exact_rdp(base, sampling_rate, orders)
         if meth is SubsampledBound.ZHU_WANG:
             return zhu_wang_upper_bound(base, sampling_rate, orders, refine=refine)
         return subsampled_lower_bound(base, sampling_rate, _lower_orders(orders),
