@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "AccuracyWarning",
+    "BudgetExceededError",
     "ClusterError",
     "InconsistentBoundsError",
     "InvalidParameterError",
@@ -116,6 +117,39 @@ class InconsistentBoundsError(NumericalError):
     """A certified lower end came out above the certified upper end: one of two independently
     certified computations is wrong, so privamp reports neither. This is a defect in privamp
     (please report it), never a property of the input; the conformance suite fails on it."""
+
+
+class BudgetExceededError(PrivampError):
+    """Steps a privacy filter refuses: they would take the certified ε above the budget
+    (:class:`privamp.filter.PrivacyFilter`). The ledger is unchanged.
+
+    Attributes
+    ----------
+    spent : float
+        The certified upper ε already spent at the budget's δ.
+    asked : int
+        The steps asked for.
+    steps_left : int
+        How many steps of that kind still fit.
+    budget : tuple of float
+        The budget (ε, δ).
+    """
+
+    def __init__(self, *, spent: float, asked: int, steps_left: int,
+                 budget: tuple[float, float]):
+        self.spent, self.asked, self.steps_left = spent, asked, steps_left
+        self.budget = budget
+        super().__init__(
+            f"{asked} more step{'s' * (asked != 1)} would exceed the privacy budget (epsilon "
+            f"{budget[0]!r}, delta {budget[1]!r}): certified epsilon spent {spent!r}, "
+            f"{steps_left} step{'s' * (steps_left != 1)} of this kind left")
+
+    def __reduce__(self):
+        return (_rebuild_budget_error, (self.spent, self.asked, self.steps_left, self.budget))
+
+
+def _rebuild_budget_error(spent, asked, steps_left, budget):
+    return BudgetExceededError(spent=spent, asked=asked, steps_left=steps_left, budget=budget)
 
 
 class ClusterError(PrivampError, ConnectionError):
