@@ -334,3 +334,37 @@ def test_opacus_training_stops_at_the_budget():
     assert err.value.parameter == "budget epsilon"
     with pytest.raises(InvalidParameterError, match="budget"):
         PrivampAccountant(scheme).can_step(1.0)
+
+
+# ---- the command line -------------------------------------------------------------------------
+
+CLI = ["epsilon", "--mechanism", "gaussian", "--sigma", "1", "--sampling", "poisson", "--rate",
+       "0.02", "--delta", "1e-5"]
+
+
+@pytest.mark.parametrize("steps,budget", [(100, 2.0), (400, 1.0)])
+def test_cli_budget_is_the_filter(capsys, steps, budget):
+    """``privamp epsilon --budget`` reports what the library's filter answers on the same
+    ledger; over the budget, T_max is null and no step is left."""
+    from cli_helpers import run_json
+
+    out = run_json([*CLI, "--steps", str(steps), "--budget", str(budget)], capsys)
+    mech, scheme = GaussianMechanism(1.0), Poisson(0.02)
+    f = PrivacyFilter(budget, DELTA, accountant=Accountant().add(mech, steps, scheme=scheme))
+    left = f.steps_left(mech, scheme=scheme)
+    b = out["budget"]
+    assert (b["epsilon"], b["delta"], b["steps_left"]) == (budget, DELTA, left)
+    assert b["epsilon_spent"] == f.budget_left().epsilon_spent
+    if b["epsilon_left"] >= 0:
+        assert b["t_max"] == steps + left
+        assert _upper([(mech, steps + left, scheme)], budget) <= budget
+    else:
+        assert b["t_max"] is None and left == 0
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_cli_bad_budget_exits_2(capsys, value):
+    from cli_helpers import run_error
+
+    message = run_error([*CLI, "--steps", "10", "--budget", value], capsys)
+    assert message.startswith("privamp: error: --budget must be")

@@ -342,10 +342,7 @@ class PrivacyFilter:
         if self.adaptive:
             t, _ = self._adaptive_t_max(extra)
             return _Plan(key, steps, steps, t, t, None, self.max_steps)
-        try:
-            guess = guess_steps(self.budget_epsilon, self.budget_delta, extra[0], extra[1])
-        except (InvalidParameterError, NumericalError):  # a guess only
-            guess = 1.0
+        guess = self._guess(extra, guess_steps)
         # the search counts steps on top of the ledger as it is now (the plan is dropped when
         # the ledger changes in another way than by this kind)
         base = self.accountant.events
@@ -356,6 +353,22 @@ class PrivacyFilter:
         search = StepSearch(lambda t: self._epsilon_with(extra, int(t), events=base), coarse,
                             target=self.budget_epsilon, guess=guess, max_steps=self.max_steps)
         return _Plan(key, steps, steps, search.certain, None, search, self.max_steps)
+
+    def _guess(self, extra: tuple, guess_steps) -> float:
+        """Where the search starts (it decides nothing): the CLT guess of
+        :func:`~privamp.calibrate.guess_steps` for Gaussian noise; for other mechanisms the
+        budget over the ε of one step on the coarse grid (ε grows about linearly for pure-DP
+        noise), so that no trial lands at absurd counts, which cost seconds each."""
+        from .mechanisms.gaussian import GaussianMechanism
+
+        try:
+            if isinstance(extra[0], GaussianMechanism):
+                return guess_steps(self.budget_epsilon, self.budget_delta, extra[0], extra[1])
+            one = self._epsilon_with(extra, 1, coarse=self.accountant.backend is Backend.PLD,
+                                     events=())
+        except (InvalidParameterError, NumericalError):  # a guess only
+            return 1.0
+        return self.budget_epsilon / one if one > 0 and math.isfinite(one) else 1.0
 
     # ---- the Rényi filter -------------------------------------------------------------------
 
