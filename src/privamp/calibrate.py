@@ -649,32 +649,53 @@ class StepSearch:
     ``coarse`` cheaper and coarser, or ``None``). Constructing the object runs the coarse
     phase: :attr:`certain` is then a count whose *coarse* certified upper ε is at most
     ``target`` (a certified bound too: any count up to it is within the target), near the
-    boundary (module docstring), or 0 when none was found. :meth:`refine` runs the fine phase
-    once: the largest t in [1, ``max_steps``] with ``evaluate(t)`` ≤ ``target``, with ``t + 1``
-    evaluated and found infeasible unless t is ``max_steps``; it raises
-    :class:`UnreachableTargetError` when even t = 1 is infeasible.
+    boundary (module docstring; with ``early``, the phase stops at the first such count whose
+    ε is within a factor e^-early of the target), or 0 when none was found. :meth:`refine`
+    runs the fine phase once: the largest t in [1, ``max_steps``] with ``evaluate(t)`` ≤
+    ``target``, with ``t + 1`` evaluated and found infeasible unless t is ``max_steps``; it
+    raises :class:`UnreachableTargetError` when even t = 1 is infeasible.
     """
 
     def __init__(self, evaluate: Callable[[int], float], coarse: Callable[[int], float] | None,
-                 *, target: float, guess: float, max_steps: int):
+                 *, target: float, guess: float, max_steps: int, early: float | None = None):
         self._evaluate = evaluate
         self._kw = dict(target=check_real("target_epsilon", target, "(0, inf)"), d=1.0, lo=1,
                         hi=max_steps, integer=True, rtol=1e-5, slope=0.5,
                         max_step=math.log(64.0))
-        self._coarse = _coarse_phase(guess=min(max(guess, 1.0), max_steps), coarse=coarse,
-                                     known=(), **self._kw)
+        self._start = int(min(max(round(guess), 1), max_steps))
+        self._cs: _Search | None = None
+        if coarse is not None:
+            kw = self._kw
+            self._cs = _Search(coarse, kw["target"], 1.0, 1, max_steps, True, kw["rtol"],
+                               kw["slope"], max_step=kw["max_step"])
+            if early is None:
+                stop = _coarse_done
+            else:  # any certified count within ``early`` of the target (in log ε) will do
+                def stop(s: _Search) -> bool:
+                    return _coarse_done(s) or (s.F is not None and s.F.g >= -early)
+            self._cs.run(self._start, stop)
         self._outcome: _Outcome | None = None
 
     @property
     def certain(self) -> int:
         """A count certified within the target by the coarse phase (0 if none was found)."""
-        return 0 if self._coarse.feasible is None else int(self._coarse.feasible)
+        cs = self._cs
+        return 0 if cs is None or cs.F is None else int(cs.F.value)
 
     def refine(self) -> _Outcome:
-        """The fine phase's outcome (computed once)."""
+        """The fine phase's outcome (computed once; the coarse phase is first run to its end
+        when it was stopped early)."""
         if self._outcome is None:
-            self._outcome = _fine_phase(self._evaluate, self._coarse, parameter="steps",
-                                        **self._kw)
+            cs = self._cs
+            if cs is None:
+                c = _Coarse(self._start, [], 0, (), None)
+            else:
+                p = cs.F if cs.F is not None else cs.I
+                cs.run(self._start if p is None else p.value, _coarse_done)
+                p = cs.F if cs.F is not None else cs.I
+                c = _Coarse(self._start if p is None else p.value, cs.points, cs.calls, (),
+                            None if cs.F is None else cs.F.value)
+            self._outcome = _fine_phase(self._evaluate, c, parameter="steps", **self._kw)
         return self._outcome
 
 
