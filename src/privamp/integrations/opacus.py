@@ -33,6 +33,12 @@ Each step is recorded in Opacus's format, ``history = [(noise_multiplier, sample
 multiplier: composition commutes). ``get_epsilon`` returns the certified upper end;
 :meth:`PrivampAccountant.epsilon_bracket` the whole bracket.
 
+Stopping at a budget: ``PrivampAccountant(..., budget=(ε, δ))`` (or
+``PrivampPrivacyEngine(budget=...)``) answers :meth:`PrivampAccountant.can_step` before each
+``optimizer.step()`` from :class:`privamp.filter.PrivacyFilter` (O(1) per step; valid for a
+noise schedule fixed in advance), with :meth:`~PrivampAccountant.steps_left` and
+:meth:`~PrivampAccountant.budget_left`.
+
 Sensitivity convention (:mod:`privamp.relations`). Opacus adds ``N(0, (z·C)² I)`` to the sum of
 per-example gradients clipped to norm C, where z is its ``noise_multiplier`` — z is relative to
 the clipping norm C, not to the sensitivity. privamp states the Gaussian with its sensitivity
