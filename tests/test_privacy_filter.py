@@ -12,6 +12,8 @@ import os
 
 import mpmath as mp
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privamp import Accountant, GaussianMechanism, LaplaceMechanism, Poisson
 from privamp.errors import BudgetExceededError, InvalidParameterError, InvalidTypeError
@@ -50,6 +52,20 @@ def test_t_max_is_the_exact_boundary_pld(sigma, rate, budget):
     assert _upper([(mech, t, scheme)], budget) <= budget
     assert _upper([(mech, t + 1, scheme)], budget) > budget
     assert f.can_add(mech, t, scheme=scheme) and not f.can_add(mech, t + 1, scheme=scheme)
+
+
+@settings(max_examples=4, deadline=None)
+@given(sigma=st.floats(0.8, 3.0), log_rate=st.floats(-2.5, -0.5), budget=st.floats(0.3, 6.0),
+       log_delta=st.sampled_from([-3.0, -5.0, -8.0]))
+def test_t_max_boundary_generated(sigma, log_rate, budget, log_delta):
+    """The boundary over generated (σ, rate, budget, δ): T_max within on the filter's grid,
+    T_max + 1 not (or no step at all fits: then one step is over)."""
+    mech, scheme, delta = GaussianMechanism(sigma), Poisson(10.0**log_rate), 10.0**log_delta
+    t = PrivacyFilter(budget, delta, max_steps=10**6).steps_left(mech, scheme=scheme)
+    if t:
+        assert _upper([(mech, t, scheme)], budget, delta) <= budget
+    if t < 10**6:
+        assert _upper([(mech, t + 1, scheme)], budget, delta) > budget
 
 
 @pytest.mark.parametrize("sigma,budget", [(20.0, 1.0), (5.0, 2.0), (50.0, 0.7), (30.0, 3.0)])
