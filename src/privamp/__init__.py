@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 
 #: name -> module, for the names imported on first use (PEP 562)
 _LAZY = {
+    "BudgetExceededError": "privamp.errors",
     "InvalidParameterError": "privamp.errors",
     "InvalidTypeError": "privamp.errors",
     "MissingDependencyError": "privamp.errors",
@@ -58,6 +59,8 @@ _LAZY = {
     "clipped_sum_sensitivity": "privamp.relations",
     "Bracket": "privamp.results",
     "Accountant": "privamp.accountant",
+    "BudgetLeft": "privamp.filter",
+    "PrivacyFilter": "privamp.filter",
     "Backend": "privamp.accountant",
     "amplify": "privamp.amplification.subsampling",
     "calibrate_must": "privamp.calibrate",
@@ -111,6 +114,8 @@ __all__ = [
     "Backend",
     "BlackBoxGroupProfile",
     "Bracket",
+    "BudgetExceededError",
+    "BudgetLeft",
     "DiscretePairMechanism",
     "DiscretePairProfile",
     "GaussianMechanism",
@@ -128,6 +133,7 @@ __all__ = [
     "NeighbouringRelation",
     "NumericalError",
     "Poisson",
+    "PrivacyFilter",
     "PrivacyProfile",
     "PrivampError",
     "RandomizedMembershipMechanism",

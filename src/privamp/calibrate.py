@@ -63,8 +63,9 @@ from .mechanisms.base import Mechanism
 from .relations import NeighbouringRelation
 from .sampling.schemes import SCHEMES, Poisson, SamplingScheme
 
-__all__ = ["Calibration", "RiskCalibration", "calibrate", "calibrate_must", "calibrate_rate",
-           "calibrate_sigma", "calibrate_sigma_risk", "calibrate_steps"]
+__all__ = ["Calibration", "RiskCalibration", "StepSearch", "calibrate", "calibrate_must",
+           "calibrate_rate", "calibrate_sigma", "calibrate_sigma_risk", "calibrate_steps",
+           "guess_steps"]
 
 
 @dataclass(frozen=True)
@@ -304,34 +305,45 @@ class _Outcome:
     coarse: int
 
 
-def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, guess, coarse,
-           slope, max_step=_MAX_STEP, known=()) -> _Outcome:
-    """The two phases (module docstring). ``known``: ``(value, ε)`` pairs already evaluated by
-    ``coarse`` (or by ``evaluate`` when there is no coarse evaluator)."""
-    d = 1.0 if increasing else -1.0
+@dataclass(frozen=True)
+class _Coarse:
+    """What the coarse phase leaves to the fine one: where to start, the points learned (for
+    the slope), the coarse evaluations, the pairs to seed the fine search with, and the most
+    permissive coarse-feasible value (``None`` if none was found)."""
+
+    start: float
+    prior: list
+    calls: int
+    seeded: tuple
+    feasible: float | None
+
+
+def _coarse_phase(*, target, d, lo, hi, integer, rtol, guess, coarse, slope, max_step,
+                  known) -> _Coarse:
     start = math.sqrt(lo * hi) if guess is None else min(max(guess, lo), hi)
     if integer:
         start = int(min(max(round(start), lo), hi))
-    prior: list = []
-    n_coarse = 0
-    seeded = known
-    if coarse is not None:
-        cs = _Search(coarse, target, d, lo, hi, integer, rtol, slope, max_step=max_step)
-        for value, eps in known:
-            cs.record(value, eps)
-        seeded = ()
-        cs.run(start, _coarse_done)
-        n_coarse, prior = cs.calls, cs.points
-        # the fine phase starts where the coarse one found the boundary: a coarse-feasible
-        # point is feasible at the finer accuracy too (almost always; checked, not assumed)
-        if cs.F is not None:
-            start = cs.F.value
-        elif cs.I is not None:
-            start = cs.I.value
-    fs = _Search(evaluate, target, d, lo, hi, integer, rtol, slope, prior, max_step=max_step)
-    for value, eps in seeded:
+    if coarse is None:
+        return _Coarse(start, [], 0, tuple(known), None)
+    cs = _Search(coarse, target, d, lo, hi, integer, rtol, slope, max_step=max_step)
+    for value, eps in known:
+        cs.record(value, eps)
+    cs.run(start, _coarse_done)
+    # the fine phase starts where the coarse one found the boundary: a coarse-feasible point
+    # is feasible at the finer accuracy too (almost always; checked, not assumed)
+    if cs.F is not None:
+        start = cs.F.value
+    elif cs.I is not None:
+        start = cs.I.value
+    return _Coarse(start, cs.points, cs.calls, (), None if cs.F is None else cs.F.value)
+
+
+def _fine_phase(evaluate, c: _Coarse, *, parameter, target, d, lo, hi, integer, rtol, slope,
+                max_step) -> _Outcome:
+    fs = _Search(evaluate, target, d, lo, hi, integer, rtol, slope, c.prior, max_step=max_step)
+    for value, eps in c.seeded:
         fs.record(value, eps)
-    fs.run(start)
+    fs.run(c.start)
     if fs.F is None:
         end = fs.at(fs.private_end)
         if not end.feasible:
@@ -339,7 +351,7 @@ def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, gu
                 "target_epsilon", f"reachable: even {parameter} = {end.value:g} gives ε = "
                 f"{end.eps:.6g}", target)
         fs.run(end.value)  # feasible after all (the search stopped early): go on from there
-    permissive = hi if increasing else lo
+    permissive = hi if d > 0 else lo
     best = fs.F
     if best.value != permissive and abs(best.value - permissive) <= 2 * rtol * permissive:
         # within rtol of the permissive end: the end itself may be feasible (then it is the
@@ -347,7 +359,18 @@ def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, gu
         end = fs.at(permissive)
         if end.feasible:
             best = end
-    return _Outcome(best.value, best.eps, fs.calls, n_coarse)
+    return _Outcome(best.value, best.eps, fs.calls, c.calls)
+
+
+def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, guess, coarse,
+           slope, max_step=_MAX_STEP, known=()) -> _Outcome:
+    """The two phases (module docstring). ``known``: ``(value, ε)`` pairs already evaluated by
+    ``coarse`` (or by ``evaluate`` when there is no coarse evaluator)."""
+    d = 1.0 if increasing else -1.0
+    c = _coarse_phase(target=target, d=d, lo=lo, hi=hi, integer=integer, rtol=rtol,
+                      guess=guess, coarse=coarse, slope=slope, max_step=max_step, known=known)
+    return _fine_phase(evaluate, c, parameter=parameter, target=target, d=d, lo=lo, hi=hi,
+                       integer=integer, rtol=rtol, slope=slope, max_step=max_step)
 
 
 def calibrate(evaluate: Callable[[float], float], *, parameter: str, target_epsilon: float,
@@ -600,19 +623,81 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
     def evaluate_coarse(t):
         return build(t, _COARSE_ERROR).epsilon(delta, lower=False).upper
 
-    # first guess: the CLT of subsampled Gaussians, T = (μ / η)² / (e^{1/z²} − 1), or
-    # T = (μ z)² without subsampling
-    z = _noise_multiplier(mechanism)
-    guess = 1.0
-    if z is not None:
-        mu = _gdp_mu(target, delta)
-        guess = ((mu * z) ** 2 if scheme is None
-                 else (mu / _guess_rate(scheme)) ** 2 / _expm1_inv_sq(z))
-    out = _search(evaluate, parameter="steps", target_epsilon=target, increasing=True, lo=1,
-                  hi=max_steps, integer=True, guess=min(max(guess, 1.0), max_steps),
-                  coarse=evaluate_coarse if backend == "pld" else None, slope=0.5,
-                  max_step=math.log(64.0))
+    out = StepSearch(evaluate, evaluate_coarse if backend == "pld" else None, target=target,
+                     guess=guess_steps(target, delta, mechanism, scheme),
+                     max_steps=max_steps).refine()
     return _finish("steps", int(out.value), out, build, target, delta, backend, report_lower)
+
+
+def guess_steps(target: float, delta: float, mechanism: Mechanism,
+                scheme: SamplingScheme | None) -> float:
+    """A first guess of the number of steps with ε(δ) = ``target``, for starting a search only
+    (it decides nothing): the CLT of subsampled Gaussians, T = (μ / η)² / (e^{1/z²} − 1), or
+    T = (μ z)² without subsampling; 1 for mechanisms without a noise parameter."""
+    z = _noise_multiplier(mechanism)
+    if z is None:
+        return 1.0
+    mu = _gdp_mu(target, delta)
+    return ((mu * z) ** 2 if scheme is None
+            else (mu / _guess_rate(scheme)) ** 2 / _expm1_inv_sq(z))
+
+
+class StepSearch:
+    """The integer search of :func:`calibrate_steps` in two halves, for a caller that can act
+    on the cheap half first (:class:`privamp.filter.PrivacyFilter`).
+
+    ``evaluate(t)`` and ``coarse(t)`` are certified upper ε of t steps (non-decreasing in t;
+    ``coarse`` cheaper and coarser, or ``None``). Constructing the object runs the coarse
+    phase: :attr:`certain` is then a count whose *coarse* certified upper ε is at most
+    ``target`` (a certified bound too: any count up to it is within the target), near the
+    boundary (module docstring; with ``early``, the phase stops at the first such count whose
+    ε is within a factor e^-early of the target), or 0 when none was found. :meth:`refine`
+    runs the fine phase once: the largest t in [1, ``max_steps``] with ``evaluate(t)`` ≤
+    ``target``, with ``t + 1`` evaluated and found infeasible unless t is ``max_steps``; it
+    raises :class:`UnreachableTargetError` when even t = 1 is infeasible.
+    """
+
+    def __init__(self, evaluate: Callable[[int], float], coarse: Callable[[int], float] | None,
+                 *, target: float, guess: float, max_steps: int, early: float | None = None):
+        self._evaluate = evaluate
+        self._kw = dict(target=check_real("target_epsilon", target, "(0, inf)"), d=1.0, lo=1,
+                        hi=max_steps, integer=True, rtol=1e-5, slope=0.5,
+                        max_step=math.log(64.0))
+        self._start = int(min(max(round(guess), 1), max_steps))
+        self._cs: _Search | None = None
+        if coarse is not None:
+            kw = self._kw
+            self._cs = _Search(coarse, kw["target"], 1.0, 1, max_steps, True, kw["rtol"],
+                               kw["slope"], max_step=kw["max_step"])
+            if early is None:
+                stop = _coarse_done
+            else:  # any certified count within ``early`` of the target (in log ε) will do
+                def stop(s: _Search) -> bool:
+                    return _coarse_done(s) or (s.F is not None and s.F.g >= -early)
+            self._cs.run(self._start, stop)
+        self._outcome: _Outcome | None = None
+
+    @property
+    def certain(self) -> int:
+        """A count certified within the target by the coarse phase (0 if none was found)."""
+        cs = self._cs
+        return 0 if cs is None or cs.F is None else int(cs.F.value)
+
+    def refine(self) -> _Outcome:
+        """The fine phase's outcome (computed once; the coarse phase is first run to its end
+        when it was stopped early)."""
+        if self._outcome is None:
+            cs = self._cs
+            if cs is None:
+                c = _Coarse(self._start, [], 0, (), None)
+            else:
+                p = cs.F if cs.F is not None else cs.I
+                cs.run(self._start if p is None else p.value, _coarse_done)
+                p = cs.F if cs.F is not None else cs.I
+                c = _Coarse(self._start if p is None else p.value, cs.points, cs.calls, (),
+                            None if cs.F is None else cs.F.value)
+            self._outcome = _fine_phase(self._evaluate, c, parameter="steps", **self._kw)
+        return self._outcome
 
 
 def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism: Mechanism,

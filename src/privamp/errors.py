@@ -16,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "AccuracyWarning",
+    "BudgetExceededError",
     "ClusterError",
     "InconsistentBoundsError",
     "InvalidParameterError",
@@ -116,6 +117,48 @@ class InconsistentBoundsError(NumericalError):
     """A certified lower end came out above the certified upper end: one of two independently
     certified computations is wrong, so privamp reports neither. This is a defect in privamp
     (please report it), never a property of the input; the conformance suite fails on it."""
+
+
+class BudgetExceededError(PrivampError):
+    """Steps a privacy filter refuses: they would take the certified ε above the budget
+    (:class:`privamp.filter.PrivacyFilter`). The filter's ledger is unchanged.
+
+    Attributes
+    ----------
+    spent : float
+        The certified upper ε already spent at the budget's δ.
+    asked : int
+        The steps asked for.
+    steps_left : int
+        How many steps of that kind still fit.
+    budget : tuple of float
+        The budget (ε, δ).
+    taken : bool
+        ``True`` when the steps had already run when they were checked (an Opacus optimizer
+        step: the noise was drawn before the accountant heard of it); they are then recorded,
+        and ``spent`` includes them.
+    """
+
+    def __init__(self, *, spent: float, asked: int, steps_left: int,
+                 budget: tuple[float, float], taken: bool = False):
+        self.spent, self.asked, self.steps_left = spent, asked, steps_left
+        self.budget, self.taken = budget, taken
+        steps = f"{asked} step{'s' * (asked != 1)}"
+        head = (f"{steps} taken exceeded the privacy budget (they are recorded; ask "
+                "can_step() before each step)" if taken
+                else f"{asked} more step{'s' * (asked != 1)} would exceed the privacy budget")
+        super().__init__(
+            f"{head} (epsilon {budget[0]!r}, delta {budget[1]!r}): certified epsilon spent "
+            f"{spent!r}, {steps_left} step{'s' * (steps_left != 1)} of this kind left")
+
+    def __reduce__(self):
+        return (_rebuild_budget_error,
+                (self.spent, self.asked, self.steps_left, self.budget, self.taken))
+
+
+def _rebuild_budget_error(spent, asked, steps_left, budget, taken=False):
+    return BudgetExceededError(spent=spent, asked=asked, steps_left=steps_left, budget=budget,
+                               taken=taken)
 
 
 class ClusterError(PrivampError, ConnectionError):

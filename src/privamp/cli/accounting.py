@@ -6,6 +6,8 @@ Thin, like the rest of the command line: parse, call :class:`privamp.accountant.
 
     privamp epsilon --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
         --steps 1000 --delta 1e-5
+    privamp epsilon --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
+        --steps 1000 --delta 1e-5 --budget 3
     privamp delta --mechanism gaussian --sigma 1 --sampling poisson --rate 0.01 \\
         --steps 1000 --epsilon 1 --json
     privamp calibrate --mechanism gaussian --target-epsilon 2 --delta 1e-5 \\
@@ -75,6 +77,8 @@ OPTION_NAMES = {
     "max_steps": "--max-steps",
     "backend": "--accountant",
     "count": "--steps",
+    "budget_epsilon": "--budget",
+    "budget_delta": "--delta",
 }
 
 
@@ -101,6 +105,10 @@ def _add_query(sub, name: str, help_text: str) -> None:
         p.add_argument("--eps-error", type=float, default=None, dest="eps_error",
                        help="pld: target width of the epsilon bracket (default 0.1%% of "
                             "epsilon)")
+        p.add_argument("--budget", type=float, default=None, dest="budget",
+                       help="a privacy budget epsilon (> 0) at --delta: also report the "
+                            "epsilon left and how many more steps of this kind fit "
+                            "(privamp.filter.PrivacyFilter; T_max = --steps + steps left)")
     else:
         p.add_argument("--epsilon", type=float, nargs="+", required=True, dest="eps",
                        help="epsilon(s) (>= 0); several are read from one composition per "
@@ -232,6 +240,8 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
     the certified bracket of the composition at each of ``values``, as JSON or a table. One
     value: scalars in the JSON; several: lists, computed by the vector queries
     (:meth:`Accountant.epsilons` / :meth:`Accountant.deltas`), which share compositions."""
+    if getattr(args, "budget", None) is not None and len(values) > 1:
+        raise CliError("--budget is read at one --delta; got several")
     check = "(0, 1)" if answer == "epsilon" else "[0, inf)"
     values = [check_real(given if answer == "epsilon" else "eps", v, check) for v in values]
     mech, scheme, outer = build_event(args)
@@ -250,6 +260,9 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
         result = {answer: [b.upper for b in brackets],
                   f"{answer}_lower": [b.lower for b in brackets], given: values}
     result = {**result, **_common(args, mech, scheme, outer, acc)}
+    budget = getattr(args, "budget", None)
+    if budget is not None:
+        result["budget"] = _budget(args, values[0], acc, mech, scheme, outer, progress)
     if args.json:
         emit_json(result)
         return 0
@@ -264,6 +277,17 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
     bracket = brackets[-1]
     if getattr(scheme, "pld_only", False):
         print(f"accounted: {scheme.describe_accounting()}")
+    if budget is not None:
+        b = result["budget"]
+        head = f"budget epsilon {num(b['epsilon'])} at delta {num(b['delta'])}: "
+        if b["t_max"] is None:
+            print(head + f"already exceeded (certified epsilon spent "
+                  f"{num_up(b['epsilon_spent'])}); no more steps fit")
+        else:
+            print(head + f"{b['steps_left']} more steps of this kind fit, T_max = "
+                  f"{b['t_max']} (certified epsilon spent {num_up(b['epsilon_spent'])}, left "
+                  f"{num_down(b['epsilon_left'])}; the filter assumes the steps are fixed in "
+                  "advance, not chosen from released outputs)")
     if note:
         print(note)
     elif acc.details.get("lower_from"):
@@ -273,6 +297,26 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
         print("(the lower end is that of composing the amplification theorem's bound; the "
               "mechanism's own epsilon may be lower)")
     return 0
+
+
+def _budget(args, delta, acc, mech, scheme, outer, progress) -> dict:
+    """What ``--budget`` adds to ``privamp epsilon``: the filter's certified ε spent (on its
+    own grid, relative to the budget), the ε left and T_max (:class:`PrivacyFilter`)."""
+    from ..filter import PrivacyFilter
+
+    progress.stage("searching the steps left in the budget")
+    f = PrivacyFilter(args.budget, delta, accountant=acc)
+    left = f.steps_left(mech, scheme=scheme, relation=outer if scheme is not None else None,
+                        group_privacy=composition_group_privacy(args))
+    spent = f.budget_left()
+    progress.done()
+    return {"epsilon": f.budget_epsilon, "delta": f.budget_delta,
+            "epsilon_spent": spent.epsilon_spent, "epsilon_left": spent.epsilon_left,
+            "steps_left": left,
+            # the largest total count within the budget; unknown (null) when the --steps
+            # given already exceed it
+            "t_max": acc.steps + left if spent.epsilon_left >= 0 else None,
+            "adaptive": False}
 
 
 def _cmd_epsilon(args: argparse.Namespace) -> int:

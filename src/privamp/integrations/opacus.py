@@ -33,6 +33,12 @@ Each step is recorded in Opacus's format, ``history = [(noise_multiplier, sample
 multiplier: composition commutes). ``get_epsilon`` returns the certified upper end;
 :meth:`PrivampAccountant.epsilon_bracket` the whole bracket.
 
+Stopping at a budget: ``PrivampAccountant(..., budget=(ε, δ))`` (or
+``PrivampPrivacyEngine(budget=...)``) answers :meth:`PrivampAccountant.can_step` before each
+``optimizer.step()`` from :class:`privamp.filter.PrivacyFilter` (O(1) per step; valid for a
+noise schedule fixed in advance), with :meth:`~PrivampAccountant.steps_left` and
+:meth:`~PrivampAccountant.budget_left`.
+
 Sensitivity convention (:mod:`privamp.relations`). Opacus adds ``N(0, (z·C)² I)`` to the sum of
 per-example gradients clipped to norm C, where z is its ``noise_multiplier`` — z is relative to
 the clipping norm C, not to the sensitivity. privamp states the Gaussian with its sensitivity
@@ -98,7 +104,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from .._state import decode_scheme, encode_scheme
 from .._validation import check_int, check_real
 from ..applications.torch_sampler import TorchBatchSampler
-from ..errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
+from ..errors import (
+    BudgetExceededError,
+    InvalidParameterError,
+    InvalidTypeError,
+    UnsupportedCombinationError,
+)
 from ..relations import NeighbouringRelation, clipped_sum_sensitivity
 from ..results import Bracket
 from ..sampling.schemes import SCHEMES, Poisson, SamplingScheme
@@ -198,6 +209,15 @@ class PrivampAccountant(IAccountant):
     backend : {"pld", "rdp"}
         privamp's composition backend: ``"pld"`` (certified bracket, default) or ``"rdp"``
         (an upper bound only).
+    budget : (float, float), optional
+        A privacy budget (ε, δ): :meth:`can_step` answers whether one more step fits,
+        :meth:`budget_left` what is left, and a step recorded beyond it raises
+        :class:`~privamp.errors.BudgetExceededError` (after recording it: Opacus calls the
+        accountant once the noise is drawn, so ask :meth:`can_step` *before*
+        ``optimizer.step()``). The filter is :class:`privamp.filter.PrivacyFilter`'s
+        non-adaptive one: valid when the noise multipliers are fixed in advance (a constant, or
+        a schedule that does not depend on released outputs) and the budget decides only when
+        training stops.
 
     Attributes
     ----------
@@ -206,8 +226,11 @@ class PrivampAccountant(IAccountant):
     """
 
     def __init__(self, source: Any = None, *, relation: NeighbouringRelation | str | None = None,
-                 backend: str = "pld"):
+                 backend: str = "pld", budget: tuple[float, float] | None = None):
         from ..accountant import Backend
+
+        self._budget = _check_budget(budget)
+        self._filter = None  # the PrivacyFilter on the recorded steps (rebuilt when stale)
 
         self.history: list[tuple[float, float, int]] = []
         self.backend = Backend.parse(backend)
@@ -245,6 +268,7 @@ class PrivampAccountant(IAccountant):
                 "source", f"the scheme this accountant has recorded steps for ({self._scheme!r}"
                 f", {self._relation.value}) while it holds steps", f"{scheme!r}, {outer.value}")
         self._sampler, self._scheme, self._relation = sampler, scheme, outer
+        self._filter = None
         # steps recorded before a sampler was bound were drawn by something else
         self._steps_drawn_at_bind = len(self) - (0 if sampler is None
                                                  else sampler.batches_drawn)
@@ -324,11 +348,17 @@ class PrivampAccountant(IAccountant):
                     f"Opacus reports sample_rate={rate!r}, below the bound scheme's rate "
                     f"{scheme.rate!r}: ε is computed at {scheme.rate!r} (an upper bound for the "
                     "smaller rate, possibly loose)", UserWarning, stacklevel=2)
+        within = True if self._budget is None else self.can_step(noise_multiplier=z)
         if self.history and self.history[-1][:2] == (z, rate):
             z0, r0, k = self.history[-1]
             self.history[-1] = (z0, r0, k + 1)
         else:
             self.history.append((z, rate, 1))
+        if self._budget is not None:
+            if not within:  # recorded all the same: the noise was drawn, the ledger is honest
+                raise BudgetExceededError(spent=self.budget_left().epsilon_spent, asked=1,
+                                          steps_left=0, budget=self._budget, taken=True)
+            self._filter.add(**self._step_kind(z))  # within: counted, O(1)
 
     def _check_sampler_step(self, rate: float) -> None:
         sampler = self._sampler
@@ -426,6 +456,58 @@ class PrivampAccountant(IAccountant):
             return 0.0
         return self.ledger().delta(eps).upper
 
+    # ---- the budget --------------------------------------------------------------------------
+
+    @property
+    def budget(self) -> tuple[float, float] | None:
+        """The privacy budget (ε, δ), or ``None``."""
+        return self._budget
+
+    def _step_kind(self, z: float) -> dict:
+        scheme = self._require_bound()
+        return dict(mechanism=_step_mechanism(z, scheme.resolve(self._relation)[1]),
+                    scheme=scheme, relation=self._relation)
+
+    def _budget_filter(self):
+        """The :class:`~privamp.filter.PrivacyFilter` on the recorded steps (kept in step with
+        :meth:`step`; rebuilt after a checkpoint is loaded or a rebinding)."""
+        from ..filter import PrivacyFilter
+
+        if self._budget is None:
+            raise InvalidParameterError("budget", "given (PrivampAccountant(..., budget=(eps, "
+                                        "delta))) to ask about the budget", None)
+        self._require_bound()
+        if self._filter is None or self._filter.accountant.steps != len(self):
+            acc = self.ledger() if self.history else None
+            self._filter = PrivacyFilter(*self._budget, accountant=acc,
+                                         backend=None if acc is not None else self.backend)
+        return self._filter
+
+    def _noise(self, noise_multiplier: float | None) -> float:
+        if noise_multiplier is None:
+            if not self.history:
+                raise InvalidParameterError("noise_multiplier", "given before the first step "
+                                            "(later it defaults to the last step's)", None)
+            return self.history[-1][0]
+        return check_real("noise_multiplier", noise_multiplier, "(0, inf)")
+
+    def can_step(self, noise_multiplier: float | None = None, count: int = 1) -> bool:
+        """Whether ``count`` more steps with this noise multiplier (default: the last step's)
+        stay within the budget: the certified upper ε at the budget's δ at most its ε. O(1)
+        per call in a training loop (:class:`privamp.filter.PrivacyFilter`)."""
+        return self._budget_filter().can_add(count=count,
+                                             **self._step_kind(self._noise(noise_multiplier)))
+
+    def steps_left(self, noise_multiplier: float | None = None) -> int:
+        """How many more steps with this noise multiplier fit in the budget (T_max: that many
+        are certified within it, one more is not)."""
+        return self._budget_filter().steps_left(**self._step_kind(self._noise(noise_multiplier)))
+
+    def budget_left(self):
+        """The certified ε spent at the budget's δ and the ε left
+        (:class:`privamp.filter.BudgetLeft`)."""
+        return self._budget_filter().budget_left()
+
     # ---- checkpoints -----------------------------------------------------------------------
 
     def state_dict(self, destination: Any = None) -> Any:
@@ -438,6 +520,7 @@ class PrivampAccountant(IAccountant):
         destination["scheme"] = None if self._scheme is None else scheme_state(self._scheme)
         destination["relation"] = None if self._relation is None else self._relation.value
         destination["backend"] = self.backend.value
+        destination["budget"] = None if self._budget is None else list(self._budget)
         return destination
 
     def load_state_dict(self, state_dict: Any) -> None:
@@ -473,7 +556,14 @@ class PrivampAccountant(IAccountant):
         elif history:
             raise InvalidParameterError("state_dict", "a bound accountant's state when it "
                                         "holds steps", state_dict["scheme"])
+        saved = _check_budget(state_dict.get("budget"))
+        if saved is not None:
+            if self._budget is not None and saved != self._budget:
+                raise InvalidParameterError("state_dict", f"the state of an accountant with the "
+                                            f"budget {self._budget!r}", saved)
+            self._budget = saved
         self.history = history
+        self._filter = None
         if self._sampler is not None:
             # the restored steps were drawn before this sampler existed
             self._steps_drawn_at_bind = len(self) - self._sampler.batches_drawn
@@ -483,6 +573,16 @@ class PrivampAccountant(IAccountant):
         bound = ("unbound" if self._scheme is None else
                  f"{self._sampler!r}" if self._sampler is not None else f"{self._scheme!r}")
         return f"PrivampAccountant({bound}, steps={len(self)})"
+
+
+def _check_budget(budget: Any) -> tuple[float, float] | None:
+    """``None`` or a budget (ε > 0, δ in (0, 1)) as a tuple of floats."""
+    if budget is None:
+        return None
+    if not isinstance(budget, (tuple, list)) or len(budget) != 2:
+        raise InvalidParameterError("budget", "None or a pair (epsilon, delta)", budget)
+    return (check_real("budget epsilon", budget[0], "(0, inf)"),
+            check_real("budget delta", budget[1], "(0, 1)"))
 
 
 class _BoundFactory:
@@ -559,6 +659,9 @@ class PrivampPrivacyEngine(PrivacyEngine):
     secure_mode : bool
         Opacus's flag (a cryptographically secure generator for the noise). A
         :class:`TorchBatchSampler` draws its batches with NumPy's generator either way.
+    budget : (float, float), optional
+        The accountant's privacy budget (ε, δ): ask ``engine.accountant.can_step()`` before
+        each ``optimizer.step()`` to stop training at it (:class:`PrivampAccountant`).
 
     ``make_private`` binds the accountant to
 
@@ -579,9 +682,10 @@ class PrivampPrivacyEngine(PrivacyEngine):
     ε ≤ target); the calibration is kept in :attr:`calibration`.
     """
 
-    def __init__(self, *, backend: str = "pld", secure_mode: bool = False):
+    def __init__(self, *, backend: str = "pld", secure_mode: bool = False,
+                 budget: tuple[float, float] | None = None):
         super().__init__(accountant=NAME, secure_mode=secure_mode)
-        self.accountant = PrivampAccountant(backend=backend)
+        self.accountant = PrivampAccountant(backend=backend, budget=budget)
         #: the last make_private_with_epsilon calibration (``None`` before)
         self.calibration = None
 
