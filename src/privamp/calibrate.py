@@ -638,8 +638,11 @@ def guess_steps(target: float, delta: float, mechanism: Mechanism,
     if z is None:
         return 1.0
     mu = _gdp_mu(target, delta)
-    return ((mu * z) ** 2 if scheme is None
-            else (mu / _guess_rate(scheme)) ** 2 / _expm1_inv_sq(z))
+    # in logarithms, saturating: an absurd target (ε = 1e308) must not overflow a guess
+    log_t = (2 * math.log(mu * z) if scheme is None
+             else 2 * (math.log(mu) - math.log(_guess_rate(scheme)))
+             - math.log(_expm1_inv_sq(z)))
+    return math.exp(min(log_t, 700.0))
 
 
 class StepSearch:
@@ -663,7 +666,8 @@ class StepSearch:
         self._kw = dict(target=check_real("target_epsilon", target, "(0, inf)"), d=1.0, lo=1,
                         hi=max_steps, integer=True, rtol=1e-5, slope=0.5,
                         max_step=math.log(64.0))
-        self._start = int(min(max(round(guess), 1), max_steps))
+        self._start = (int(round(min(max(guess, 1.0), float(max_steps))))
+                       if math.isfinite(guess) else int(max_steps))
         self._cs: _Search | None = None
         if coarse is not None:
             kw = self._kw
