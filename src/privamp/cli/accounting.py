@@ -187,7 +187,8 @@ def _accountant(args, mech, scheme, outer, steps):
     acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
                      delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
     return acc.add(mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
-                   group_privacy=composition_group_privacy(args))
+                   group_privacy=composition_group_privacy(args, groups=True),
+                   group_size=args.group_size)
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
@@ -195,6 +196,9 @@ def _common(args, mech, scheme, outer, acc) -> dict:
            "lower_end_of": acc.lower_end_of}
     if getattr(scheme, "pld_only", False):
         out["accounted"] = scheme.describe_accounting()
+    if acc.group_size != 1:
+        out["group_size"] = acc.group_size
+        out["group_bound"] = acc.group_bound
     return {**out,
             "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
@@ -235,6 +239,8 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
                 [[num(value), num_up(bracket.upper), low]]))
     if getattr(scheme, "pld_only", False):
         print(f"accounted: {scheme.describe_accounting()}")
+    if acc.group_size != 1:
+        print(f"groups of {acc.group_size} records: {_GROUP_BOUND_NOTE[acc.group_bound]}")
     if note:
         print(note)
     elif acc.details.get("lower_from"):
@@ -244,6 +250,14 @@ def _query(args: argparse.Namespace, answer: str, given: str, value: float) -> i
         print("(the lower end is that of composing the amplification theorem's bound; the "
               "mechanism's own epsilon may be lower)")
     return 0
+
+
+_GROUP_BOUND_NOTE = {
+    "tight": "tight group bound (the exact pairs of a group of records: Schuchardt et al. "
+             "2024 for Poisson, the mechanism's own group profile without sampling)",
+    "post-hoc": "post-hoc group bound (group privacy applied to the amplified profile of one "
+                "record, Vadhan's lemma: valid, not tight)",
+}
 
 
 def _cmd_epsilon(args: argparse.Namespace) -> int:

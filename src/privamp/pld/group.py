@@ -65,7 +65,7 @@ from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
 from .curves import PairCurve, ProfileCurve
 
-__all__ = ["GroupGaussianCurve", "group_pair_curves", "split_names"]
+__all__ = ["GroupGaussianCurve", "group_bound", "group_pair_curves", "split_names"]
 
 #: relative accuracy assumed of privamp._special.log_ndtr's exponentials (4 ulp where the value
 #: is a normal float; the same allowance as :mod:`privamp.pld.mixture`)
@@ -417,3 +417,19 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
         return curves, "tight"
     amplified = amplify(source, scheme, rel, group_privacy)
     return {"symmetric": ProfileCurve(amplified.group(k, GroupPrivacy.BLACK_BOX))}, "post-hoc"
+
+
+def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None) -> str:
+    """``"tight"`` or ``"post-hoc"``: which bound :func:`group_pair_curves` uses for groups of
+    more than one record (module doc), without building the curves."""
+    from ..mechanisms.base import Mechanism
+    from ..profiles import GroupPrivacy
+
+    if scheme is None:
+        if group_privacy is not None and GroupPrivacy.parse(group_privacy) is \
+                GroupPrivacy.BLACK_BOX:
+            return "post-hoc"
+        profile = source.profile() if isinstance(source, Mechanism) else source
+        return "tight" if profile._white_box_group(2) is not None else "post-hoc"
+    rel = scheme.resolve(relation)[0]
+    return "tight" if _poisson_gaussian_ok(source, scheme, rel) else "post-hoc"
