@@ -131,18 +131,37 @@ class _DoubleMixture:
         self.t_max = float(np.max(self.mu)) + _REACH
         self._memo: tuple | None = None
 
-    def _loss(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """L(t) and a bound on its rounding error."""
-        ta = self.c[None, :] + t[:, None] * self.mu[None, :]
-        tb = self.d[None, :] + t[:, None] * self.nu[None, :]
-        la = special.logsumexp(ta, axis=1)
-        lb = special.logsumexp(tb, axis=1)
-        mag = np.max(np.abs(ta), axis=1) + np.max(np.abs(tb), axis=1)
-        return la - lb, 64 * ULP * (1.0 + mag + self.mu.size + self.nu.size)
+    @staticmethod
+    def _lse(c, means, t):
+        """LSE_i(c_i + t m_i) and a bound on its rounding error: each term is computed within
+        2 ulp of ``|c_i| + |t m_i|`` (c_i itself within 2 ulp of ``|log w_i| + m_i²/2``, below
+        the same allowance), and moves the sum by its softmax share s_i times that; the shifted
+        exponentials, their sum and the log add ``n + 4`` ulp of the result's size."""
+        tm = t[:, None] * means[None, :]
+        terms = c[None, :] + tm
+        top = np.max(terms, axis=1)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ex = np.exp(terms - top[:, None])
+            total = np.sum(ex, axis=1)
+            val = top + np.log(total)
+            share = ex / total[:, None]
+            spread = np.sum(share * (np.abs(c)[None, :] + np.abs(tm)), axis=1)
+        err = 4 * ULP * spread + (means.size + 4) * ULP * (1.0 + np.abs(val))
+        return val, err
 
-    def _bisect(self, eps: np.ndarray, below: bool) -> np.ndarray:
-        """below: the largest t found with L(t) < ε − e_L (−inf if none on the reach);
-        otherwise the smallest with L(t) > ε + e_L (+inf if none)."""
+    def _loss(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """L(t) and a bound on its rounding error (doubled: a safety factor on the shares,
+        themselves rounded)."""
+        la, ea = self._lse(self.c, self.mu, t)
+        lb, eb = self._lse(self.d, self.nu, t)
+        val = la - lb
+        return val, 2 * (ea + eb) + 2 * ULP * np.abs(val)
+
+    def _bisect(self, eps: np.ndarray, below: bool):
+        """below: the largest t found with L(t) < ε − e_L (−inf if none on the reach), the
+        distance w to the first point found where that fails, and e_L there (so the exact L is
+        ≥ ε − 2e_L from t + w on); otherwise the smallest t with L(t) > ε + e_L (+inf if none),
+        w and e_L likewise."""
         n = eps.size
         lo = np.full(n, self.t_min)
         hi = np.full(n, self.t_max)
@@ -151,38 +170,113 @@ class _DoubleMixture:
             val, err = self._loss(t)
             return val < e - err if below else val > e + err
 
-        if below:
-            good = ok(lo, eps)  # a certified point below t* exists on the reach
-            top = ok(hi, eps)
-            for _ in range(_BISECTIONS):
-                mid = 0.5 * (lo + hi)
-                m = ok(mid, eps)
-                lo = np.where(m, mid, lo)
-                hi = np.where(m, hi, mid)
-            return np.where(top, self.t_max, np.where(good, lo, -np.inf))
-        good = ok(hi, eps)
-        bottom = ok(lo, eps)
+        first = ok(lo, eps)
+        last = ok(hi, eps)
         for _ in range(_BISECTIONS):
             mid = 0.5 * (lo + hi)
             m = ok(mid, eps)
-            hi = np.where(m, mid, hi)
-            lo = np.where(m, lo, mid)
-        return np.where(bottom, self.t_min, np.where(good, hi, np.inf))
+            if below:
+                lo = np.where(m, mid, lo)
+                hi = np.where(m, hi, mid)
+            else:
+                hi = np.where(m, mid, hi)
+                lo = np.where(m, lo, mid)
+        if below:
+            # first: a certified point below t* on the reach; last: L < ε on the whole reach
+            t = np.where(last, self.t_max, np.where(first, lo, -np.inf))
+            err = self._loss(hi)[1]
+            w = np.where(first & ~last, hi - lo, np.inf)
+        else:
+            t = np.where(first, self.t_min, np.where(last, hi, np.inf))
+            err = self._loss(lo)[1]
+            w = np.where(last & ~first, hi - lo, np.inf)
+        return t, w, err
 
-    def brackets(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _slope(self, t: np.ndarray) -> np.ndarray:
+        """L'(t): the softmax-weighted mean of the P means minus that of the Q means (≥ 0)."""
+        def mean(c, m):
+            terms = c[None, :] + t[:, None] * m[None, :]
+            share = np.exp(terms - special.logsumexp(terms, axis=1)[:, None])
+            return share @ m
+        return mean(self.c, self.mu) - mean(self.d, self.nu)
+
+    def _newton(self, eps: np.ndarray):
+        """A fast bracket of t*: the interval of a fixed grid of L values, safeguarded Newton
+        steps inside it, then the candidates t ∓ δ *checked* with the certified predicates of
+        :meth:`_bisect` (``ok`` False where a check fails: those go to the bisections). Only
+        the checks matter for validity; Newton only proposes."""
+        if not hasattr(self, "_grid"):
+            tg = np.linspace(self.t_min, self.t_max, 2049)
+            self._grid = (tg, np.maximum.accumulate(self._loss(tg)[0]))
+        tg, lg = self._grid
+        j = np.clip(np.searchsorted(lg, eps), 1, tg.size - 1)
+        lo, hi = tg[j - 1].copy(), tg[j].copy()
+        t = 0.5 * (lo + hi)
+        for _ in range(12):
+            val = self._loss(t)[0]
+            d = self._slope(t)
+            lo = np.where(val < eps, t, lo)
+            hi = np.where(val < eps, hi, t)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = t - (val - eps) / d
+            inside = np.isfinite(step) & (step >= lo) & (step <= hi)
+            t = np.where(inside, step, 0.5 * (lo + hi))
+        val, err = self._loss(t)
+        d = np.maximum(self._slope(t), 1e-300)
+        with np.errstate(over="ignore"):
+            delta = 4 * err / d + 16 * ULP * (1 + np.abs(t))
+        t_lo, t_hi = t - delta, t + delta
+        v_lo, e_lo = self._loss(t_lo)
+        v_hi, e_hi = self._loss(t_hi)
+        ok = (np.isfinite(delta) & (v_lo < eps - e_lo) & (v_hi > eps + e_hi)
+              & (t_lo > self.t_min) & (t_hi < self.t_max))
+        # the exact L ≥ ε − 2e from t_hi on (computed L there > ε + e_hi): e = e_hi
+        # ε outside the range of L on the reach: t* below t_min (or above t_max), checked
+        ends = np.array([self.t_min, self.t_max])
+        v_end, e_end = self._loss(ends)
+        below = ~ok & (v_end[0] > eps + e_end[0])
+        above = ~ok & (v_end[1] < eps - e_end[1])
+        t_lo = np.where(below, -np.inf, np.where(above, self.t_max, t_lo))
+        t_hi = np.where(below, self.t_min, np.where(above, np.inf, t_hi))
+        e_hi = np.where(below | above, np.inf, e_hi)
+        return t_lo, t_hi, e_hi, ok | below | above
+
+    def brackets(self, eps: np.ndarray):
+        """``(t_lo, t_hi, gap)``: t_lo ≤ t* ≤ t_hi (each checked with the certified
+        predicates), and gap ≥ ε − L(t_lo) (∞ where an end is infinite)."""
         key = eps.tobytes()
         if self._memo is not None and self._memo[0] == key:
-            return self._memo[1], self._memo[2]
+            return self._memo[1]
         fin = np.isfinite(eps)
         t_lo = np.where(eps == np.inf, np.inf, -np.inf)
         t_hi = np.where(eps == -np.inf, -np.inf, np.inf)
         if np.any(fin):
-            t_lo[fin] = self._bisect(eps[fin], below=True)
-            t_hi[fin] = self._bisect(eps[fin], below=False)
-        # t_lo = t_max ("L < ε below the whole reach") is only a statement about [t_min, t_max]:
-        # L may reach ε beyond t_max, where the tails are below a double's range anyway
-        self._memo = (key, t_lo, t_hi)
-        return t_lo, t_hi
+            idx = np.flatnonzero(fin)
+            lo_n, hi_n, _, ok = self._newton(eps[idx])
+            t_lo[idx[ok]], t_hi[idx[ok]] = lo_n[ok], hi_n[ok]
+            rest = idx[~ok]
+            if rest.size:
+                t_lo[rest] = self._bisect(eps[rest], below=True)[0]
+                t_hi[rest] = self._bisect(eps[rest], below=False)[0]
+        # the gap ε − L(t_lo) ≤ ε − (computed L − its error bound), for the rise of g
+        gap = np.full(eps.shape, np.inf)
+        both = np.isfinite(t_lo) & np.isfinite(t_hi)
+        if np.any(both):
+            v, ev = self._loss(t_lo[both])
+            gap[both] = np.maximum(eps[both] - v + ev, 0.0)
+        self._memo = (key, (t_lo, t_hi, gap))
+        return self._memo[1]
+
+    @staticmethod
+    def rise(eps, t_lo, t_hi, gap) -> np.ndarray:
+        """log of a bound on g(t*) − g(t_lo): on [t_lo, t*] the slope of g is
+        αq(t)(1 − e^{L(t)−ε}) ∈ [0, α φ_max (ε − L(t_lo))] (L is non-decreasing and
+        1 − e^{−x} ≤ x), φ_max ≤ 1/√(2π) < 0.4 bounding Q's density (a mixture of
+        unit-variance normals), and t* − t_lo ≤ t_hi − t_lo."""
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            width = np.where(np.isfinite(t_hi) & np.isfinite(t_lo), t_hi - t_lo, np.inf)
+            bound = 0.4 * width * gap * (1 + 1e-9)
+            return np.where(np.isfinite(bound), eps + np.log(bound), np.inf)
 
     @staticmethod
     def _log_tail(means, lw, t, upper_side: bool) -> np.ndarray:
@@ -273,7 +367,7 @@ class GroupGaussianCurve(PairCurve):
 
     def _values_inner(self, eps: np.ndarray, lower: bool) -> np.ndarray:
         mix = self._lo if lower else self._up
-        t_lo, t_hi = mix.brackets(eps)
+        t_lo, t_hi, gap = mix.brackets(eps)
         out = np.empty(eps.shape)
         pos = eps >= 0
         up = not lower
@@ -284,16 +378,24 @@ class GroupGaussianCurve(PairCurve):
                 p = mix.tails(t, True, True, up=False)
                 q = e + mix.tails(t, False, True, up=True)
             else:
+                # g(t*) ≤ P(T > t_lo) − αQ(T > t_hi) (both tails non-increasing), and
+                # g(t*) ≤ g(t_lo) + rise (see _DoubleMixture.rise): the smaller of the two
                 p = mix.tails(t_lo[pos], True, True, up=True)
                 q = e + mix.tails(t_hi[pos], False, True, up=False)
+                q_same = e + mix.tails(t_lo[pos], False, True, up=False)
+                rise = mix.rise(e, t_lo[pos], t_hi[pos], gap[pos])
+                near = round_up_log(np.logaddexp(_log_diff(p, q_same, True), rise), ulps=8)
             with np.errstate(invalid="ignore"):
                 q = np.where(np.isposinf(e), np.inf, q)
             with np.errstate(invalid="ignore"):
-                out[pos] = np.where(np.isposinf(e), -np.inf, _log_diff(p, q, up))
+                val = _log_diff(p, q, up)
+                if up:
+                    val = np.minimum(val, near)
+                out[pos] = np.where(np.isposinf(e), -np.inf, val)
         neg = ~pos
         if np.any(neg):
             e = eps[neg]
-            exc = self._excess(e, t_lo[neg], t_hi[neg], mix, up)
+            exc = self._excess(e, t_lo[neg], t_hi[neg], mix, up, gap[neg])
             with np.errstate(invalid="ignore"):
                 val = np.logaddexp(log1mexp(e), exc)
             val = round_up_log(val, ulps=8) if up else round_down_log(val, ulps=8)
@@ -304,12 +406,22 @@ class GroupGaussianCurve(PairCurve):
         return out
 
     @staticmethod
-    def _excess(e, t_lo, t_hi, mix, up: bool) -> np.ndarray:
+    def _excess(e, t_lo, t_hi, mix, up: bool, gap=None) -> np.ndarray:
         """log(f(α) − (1 − α)) = log sup_t (α Q(T ≤ t) − P(T ≤ t)), attained at t*: upper
-        bound α Q(T ≤ t_hi) − P(T ≤ t_lo), lower bound the value at t_hi (any t)."""
+        bound α Q(T ≤ t_hi) − P(T ≤ t_lo), or the value at t_lo plus the rise of g (the same
+        function up to the constant 1 − α), the smaller; lower bound the value at t_hi (any
+        t)."""
         if up:
             qv = e + mix.tails(t_hi, False, False, up=True)
             pv = mix.tails(t_lo, True, False, up=False)
+            crude = _log_diff(qv, pv, True)
+            if gap is None:
+                return crude
+            q_same = e + mix.tails(t_lo, False, False, up=True)
+            rise = mix.rise(e, t_lo, t_hi, gap)
+            with np.errstate(invalid="ignore"):
+                near = round_up_log(np.logaddexp(_log_diff(q_same, pv, True), rise), ulps=8)
+            return np.minimum(crude, near)
         else:
             t = np.where(np.isfinite(t_hi), t_hi, t_lo)
             qv = e + mix.tails(t, False, False, up=False)
@@ -326,12 +438,12 @@ class GroupGaussianCurve(PairCurve):
         eps = np.asarray(eps, dtype=float)
         if eps.size == 0:
             return np.empty(0)
-        t_lo, t_hi = self._up.brackets(eps)
-        return self._excess(eps, t_lo, t_hi, self._up, up=True)
+        t_lo, t_hi, gap = self._up.brackets(eps)
+        return self._excess(eps, t_lo, t_hi, self._up, True, gap)
 
     def slope_bounds(self, eps, tau, log_lower=None):
         eps = np.asarray(eps, dtype=float)
-        t_lo, t_hi = self._up.brackets(eps)
+        t_lo, t_hi, _ = self._up.brackets(eps)
         q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
         q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
         return (-np.minimum(q_hi * (1 + 1e-12), 1.0), -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0))
