@@ -236,7 +236,8 @@ def _simple_delta(theta, q, a, b, steps, eps, h=5e-4):
     """δ(ε) of ``steps`` compositions of the double-mixture pair, bracketed by a simple PLD:
     outputs on a fine grid, each cell's P-mass put at the loss of its right end (upper: the
     loss is increasing) or left end (lower), rounded up/down onto a loss grid of spacing h and
-    convolved (FFT: its ~1e-16 absolute error is far below the tolerance); the mass beyond the output grid goes to +∞ (upper) or is dropped."""
+    convolved (FFT: its ~1e-16 absolute error is far below the tolerance); the mass beyond
+    the output grid goes to +∞ (upper) or is dropped."""
     t = np.linspace(-14 - b * theta, 14 + a * theta, 400_001)
     wa = stats.binom.pmf(np.arange(a + 1), a, q)
     wb = stats.binom.pmf(np.arange(b + 1), b, q)
@@ -408,3 +409,18 @@ def test_cli_group_size(capsys):
                       "--delta", "1e-5", "--sampling", "poisson", "--rate", "0.01", "--steps",
                       "100", "--group-size", "2"], capsys)
     assert "--group-size is not used by this command" in line
+
+
+@pytest.mark.parametrize(("sigma", "k"), [(2.0, 2), (5.0, 4)])
+def test_dp_accounting_pure_splits(sigma, k):
+    """dp_accounting's mixture-of-Gaussians PLD expresses the pure-removal and pure-insertion
+    splits (not the mixed ones); here those are the worst, so its estimate must lie within the
+    certified bracket's rounding (discretisation 1e-4: within 1e-4 relative)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    probs = [float(p) for p in stats.binom.pmf(range(k + 1), k, 0.01)]
+    dpa = pld.from_mixture_gaussian_mechanism(sigma, list(range(k + 1)), probs,
+                                              value_discretization_interval=1e-4)
+    theirs = dpa.self_compose(1000).get_epsilon_for_delta(1e-5)
+    b = _paper_bracket(sigma, k)[0]
+    assert b.lower * (1 - 1e-4) <= theirs <= b.upper * (1 + 1e-4)
