@@ -514,7 +514,7 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
         method = None if group_privacy is None else GroupPrivacy.parse(group_privacy)
         white = (None if method is GroupPrivacy.BLACK_BOX else profile._white_box_group(k))
         grp = white if white is not None else profile.group(k, GroupPrivacy.BLACK_BOX)
-        return {"symmetric": ProfileCurve(grp)}, ("tight" if white is not None else "post-hoc")
+        return {"symmetric": ProfileCurve(grp)}, group_bound(source, None, None, group_privacy)
     if isinstance(scheme, _BatchedScheme):
         raise UnsupportedCombinationError(
             f"group_size={k} does not apply to {scheme!r}: the sampler ties the records of a "
@@ -541,7 +541,11 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
         if group_privacy is not None and GroupPrivacy.parse(group_privacy) is \
                 GroupPrivacy.BLACK_BOX:
             return "post-hoc"
-        profile = source.profile() if isinstance(source, Mechanism) else source
-        return "tight" if profile._white_box_group(2) is not None else "post-hoc"
+        # tight: the white-box group profile of a mechanism whose profile is its exact pair
+        # (Gaussian, Laplace: sensitivity kΔ; randomized response: the same pair); a white-box
+        # bound of anything else (e.g. a diffusion's amplified profile) is valid, not tight
+        if not (isinstance(source, Mechanism) and source.exact_pair):
+            return "post-hoc"
+        return "tight" if source.profile()._white_box_group(2) is not None else "post-hoc"
     rel = scheme.resolve(relation)[0]
     return "tight" if _poisson_gaussian_ok(source, scheme, rel) else "post-hoc"
