@@ -126,6 +126,9 @@ class Event:
     relation: NeighbouringRelation | None = None
     group_privacy: Any = None
     label: str = ""
+    #: a guarantee for groups of this many records (:mod:`privamp.pld.group`); not the
+    #: ``group_privacy`` choice above, which concerns one record drawn several times
+    group_size: int = 1
 
     @property
     def effective_relation(self) -> NeighbouringRelation:
@@ -139,9 +142,10 @@ class Event:
     @property
     def kind(self) -> tuple:
         """What the event composes, as a hashable value: (mechanism, scheme, relation, group
-        privacy), without the count and the label."""
-        return (_value_key(self.mechanism), _value_key(self.scheme), self.effective_relation,
-                _value_key(self.group_privacy))
+        privacy, and the group size when it is not 1), without the count and the label."""
+        key = (_value_key(self.mechanism), _value_key(self.scheme), self.effective_relation,
+               _value_key(self.group_privacy))
+        return key if self.group_size == 1 else key + (("group_size", self.group_size),)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Event):
@@ -252,7 +256,7 @@ class Accountant:
 
     def add(self, mechanism: Any, count: int = 1, *, scheme: SamplingScheme | None = None,
             relation: NeighbouringRelation | str | None = None, group_privacy: Any = None,
-            label: str = "") -> Accountant:
+            label: str = "", group_size: int = 1) -> Accountant:
         """Compose ``mechanism`` ``count`` more times (on ``scheme``'s subsamples); chainable.
 
         An event equal to one already in the ledger (same mechanism, scheme, relation, group
@@ -260,8 +264,13 @@ class Accountant:
         so a training loop calling ``add(mech, 1, scheme=...)`` (or its alias :meth:`step`)
         once per step keeps a ledger of one line and a query as cheap as for one
         ``add(mech, T, scheme=...)``.
+
+        ``group_size`` K ≥ 1: the guarantee is for groups of K records (K insertions/removals
+        or K substitutions), the same K for every line of a ledger (:mod:`privamp.pld.group`:
+        tight pairs for Poisson under add/remove of the Gaussian, the post-hoc group bound of
+        the amplified profile otherwise; ``details["group_bound"]`` says which).
         """
-        seen = (mechanism, scheme, relation, group_privacy, label)
+        seen = (mechanism, scheme, relation, group_privacy, label, group_size)
         try:
             index = self._seen.get(seen)
         except TypeError:  # unhashable parts (arrays): the full path compares by value
@@ -293,7 +302,8 @@ class Accountant:
                 f"the mechanism is stated under {mechanism.relation.value!r}, not {rel.value!r}")
         if not isinstance(label, str):
             raise InvalidTypeError("label", "a string", label)
-        event = Event(mechanism, count, scheme, rel, group_privacy, label)
+        group_size = self._check_group_size(group_size)
+        event = Event(mechanism, count, scheme, rel, group_privacy, label, group_size)
         event = dataclasses.replace(event, relation=event.effective_relation)
         line = (event.kind, label)
         index = self._lines.get(line)
@@ -311,7 +321,8 @@ class Accountant:
                 f"new event is under {event.effective_relation.value!r}: a guarantee for the "
                 "composition needs one relation for every event (account them in separate "
                 "ledgers, or state every mechanism under the same relation)")
-        reason = BACKENDS[self.backend].supports(event, self.events)
+        reason = (self._group_supports(self.backend, event)
+                  or BACKENDS[self.backend].supports(event, self.events))
         if reason is not None:
             raise UnsupportedCombinationError(
                 f"the {self.backend.value!r} backend cannot account {event.count} x "
@@ -340,7 +351,7 @@ class Accountant:
 
     def supports(self, mechanism: Any, *, scheme: SamplingScheme | None = None,
                  relation: NeighbouringRelation | str | None = None,
-                 group_privacy: Any = None) -> bool:
+                 group_privacy: Any = None, group_size: int = 1) -> bool:
         """Whether :meth:`add` would accept this event (a dry run: the ledger is unchanged)."""
         trial = Accountant(self.backend)
         trial._events = list(self.events)
@@ -349,7 +360,7 @@ class Accountant:
         trial._lines = dict(self._lines)
         try:
             trial.add(mechanism, 1, scheme=scheme, relation=relation,
-                      group_privacy=group_privacy)
+                      group_privacy=group_privacy, group_size=group_size)
         except (UnsupportedCombinationError, InvalidParameterError, InvalidTypeError):
             return False
         return True
@@ -431,6 +442,8 @@ class Accountant:
             rel = None if ev.scheme is None else ev.effective_relation
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
+        if self.group_bound == "post-hoc":
+            return "bound"
         return "mechanism"
 
     @property
@@ -443,6 +456,49 @@ class Accountant:
             if not getattr(ev.mechanism, "certified", True):
                 return False
         return True
+
+    # ---- groups of K records (privamp.pld.group; issue 20) -----------------------------------
+
+    @property
+    def group_size(self) -> int:
+        """The number of records the ledger's guarantee is for (1 if empty)."""
+        return self._events[0].group_size if self._events else 1
+
+    @property
+    def group_bound(self) -> str | None:
+        """``"tight"`` or ``"post-hoc"``: the group bound of the ledger (``None`` for groups of
+        one record). Tight only if every line is (:func:`privamp.pld.group.group_pair_curves`)."""
+        if self.group_size == 1:
+            return None
+        from .pld.group import group_bound
+
+        kinds = {group_bound(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
+                 for ev in self._events}
+        return "tight" if kinds == {"tight"} else "post-hoc"
+
+    def _check_group_size(self, group_size: Any) -> int:
+        """``group_size`` validated, and the same as the ledger's (a guarantee is for one K)."""
+        k = group_size if type(group_size) is int and group_size >= 1 else check_int(
+            "group_size", group_size, "[1, inf)")
+        if self._events and k != self.group_size:
+            raise UnsupportedCombinationError(
+                f"this ledger accounts groups of {self.group_size} records and the new event "
+                f"has group_size={k}: one group size per ledger (a guarantee is for one K)")
+        return k
+
+    @staticmethod
+    def _group_supports(backend: Backend, event: Event) -> str | None:
+        """Why ``backend`` cannot account ``event``'s group size (``None`` if it can)."""
+        if event.group_size == 1:
+            return None
+        if backend is not Backend.PLD:
+            return (f"group_size={event.group_size} is accounted by the 'pld' backend only "
+                    "(its group pairs are privacy-loss distributions)")
+        if getattr(event.scheme, "pld_only", False):
+            return (f"group_size={event.group_size} does not apply to {event.scheme!r}: the "
+                    "sampler ties the records of a round together and privamp has no group "
+                    "pair for it")
+        return None
 
     # ---- persistence and explanation --------------------------------------------------------
 
@@ -478,6 +534,7 @@ class Accountant:
                 "group_privacy": None if ev.group_privacy is None else ev.group_privacy.value,
                 "label": ev.label,
                 "calls": calls,
+                "group_size": ev.group_size,
             })
         options = {name: getattr(self, name) for name in self._OPTIONS}
         if self.orders is not None:
@@ -514,7 +571,7 @@ class Accountant:
             acc.add(decode_mechanism(line.get("mechanism"), f"{where}.mechanism"),
                     line.get("count"), scheme=decode_scheme(line.get("scheme"), f"{where}.scheme"),
                     relation=line.get("relation"), group_privacy=line.get("group_privacy"),
-                    label=line.get("label", ""))
+                    label=line.get("label", ""), group_size=line.get("group_size", 1))
             calls = check_int(f"{where}.calls", line.get("calls", 1), "[1, inf)")
             # the line this add() went to: the last one, or an earlier equal line it merged into
             acc._calls[acc._last_line] += calls - 1
@@ -568,6 +625,8 @@ class Accountant:
                 text += f" on {_describe(ev.scheme.describe())}"
             if ev.group_privacy is not None:
                 text += f", group privacy {ev.group_privacy.value}"
+            if ev.group_size != 1:
+                text += f", groups of {ev.group_size} records ({self.group_bound} bound)"
             text += f" ({calls} add call{'s' * (calls != 1)}"
             text += f", label {ev.label!r})" if ev.label else ")"
             lines.append(text)
@@ -823,6 +882,13 @@ class PldBackend(AccountingBackend):
                 out.extend(low if low is not None
                            else ev.scheme.pld_events(ev.mechanism, ev.count, ev.label))
                 continue
+            if ev.group_size != 1:
+                from .pld.group import group_pair_curves
+
+                out.append(PldEvent(group_pair_curves(ev.mechanism, ev.scheme, ev.relation,
+                                                      ev.group_size, ev.group_privacy)[0],
+                                    ev.count, ev.label))
+                continue
             out.append(PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
                                 ev.count, ev.label))
         return out if own_lower or not lower_side else None
@@ -861,6 +927,8 @@ def _record(acc: Accountant, res) -> None:
     acc.details = {"backend": "pld", "orientation": res.orientation,
                    "grid_upper": res.grid_upper, "grid_lower": res.grid_lower,
                    "fft_sizes": dict(res.fft_sizes), "seconds": res.seconds}
+    if acc.group_size != 1:
+        acc.details.update(group_size=acc.group_size, group_bound=acc.group_bound)
     if res.lower_note:
         acc.details["lower_note"] = res.lower_note
 

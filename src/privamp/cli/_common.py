@@ -206,7 +206,8 @@ def add_sampling_options(p: argparse.ArgumentParser) -> None:
                         "for wr and must-*, where the differing record can be drawn several "
                         "times, and for --group-size without sampling")
     g.add_argument("--group-size", type=int_in("[1, inf)"), default=1, dest="group_size",
-                   help="report the profile for groups of this many records (default 1)")
+                   help="the guarantee (profile, epsilon, delta) for groups of this many "
+                        "records (default 1)")
 
 
 def add_size_options(p: argparse.ArgumentParser) -> None:
@@ -423,9 +424,11 @@ def build_event(args: argparse.Namespace, scheme=None):
     return build_mechanism(args, scheme.base_relation(outer)), scheme, outer
 
 
-def composition_group_privacy(args: argparse.Namespace):
-    """``--group-privacy`` of a composition command, which refuses ``--group-size``."""
-    if args.group_size != 1:
+def composition_group_privacy(args: argparse.Namespace, groups: bool = False):
+    """``--group-privacy`` of a composition command; ``--group-size`` is refused unless the
+    command accounts groups of records (``groups``: ``epsilon`` and ``delta``, through
+    :mod:`privamp.pld.group`)."""
+    if args.group_size != 1 and not groups:
         raise CliError("--group-size is not used by this command (composition is per record; "
                        "use --group-privacy to choose how group profiles enter WR/MUST)")
     return args.group_privacy

@@ -210,7 +210,8 @@ def _accountant(args, mech, scheme, outer, steps):
     acc = Accountant(args.accountant, eps_error=getattr(args, "eps_error", None),
                      delta_error=getattr(args, "delta_error", None), grid_step=args.grid_step)
     return acc.add(mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
-                   group_privacy=composition_group_privacy(args))
+                   group_privacy=composition_group_privacy(args, groups=True),
+                   group_size=args.group_size)
 
 
 def _common(args, mech, scheme, outer, acc) -> dict:
@@ -218,6 +219,9 @@ def _common(args, mech, scheme, outer, acc) -> dict:
            "lower_end_of": acc.lower_end_of}
     if getattr(scheme, "pld_only", False):
         out["accounted"] = scheme.describe_accounting()
+    if acc.group_size != 1:
+        out["group_size"] = acc.group_size
+        out["group_bound"] = acc.group_bound
     return {**out,
             "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
@@ -242,6 +246,9 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
     (:meth:`Accountant.epsilons` / :meth:`Accountant.deltas`), which share compositions."""
     if getattr(args, "budget", None) is not None and len(values) > 1:
         raise CliError("--budget is read at one --delta; got several")
+    if getattr(args, "budget", None) is not None and getattr(args, "group_size", 1) != 1:
+        raise CliError("--budget counts steps for single records; it does not take "
+                       "--group-size")
     check = "(0, 1)" if answer == "epsilon" else "[0, inf)"
     values = [check_real(given if answer == "epsilon" else "eps", v, check) for v in values]
     mech, scheme, outer = build_event(args)
@@ -288,6 +295,8 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
                   f"{b['t_max']} (certified epsilon spent {num_up(b['epsilon_spent'])}, left "
                   f"{num_down(b['epsilon_left'])}; the filter assumes the steps are fixed in "
                   "advance, not chosen from released outputs)")
+    if acc.group_size != 1:
+        print(f"groups of {acc.group_size} records: {_GROUP_BOUND_NOTE[acc.group_bound]}")
     if note:
         print(note)
     elif acc.details.get("lower_from"):
@@ -317,6 +326,14 @@ def _budget(args, delta, acc, mech, scheme, outer, progress) -> dict:
             # given already exceed it
             "t_max": acc.steps + left if spent.epsilon_left >= 0 else None,
             "adaptive": False}
+
+
+_GROUP_BOUND_NOTE = {
+    "tight": "tight group bound (the exact pairs of a group of records: Schuchardt et al. "
+             "2024 for Poisson, the mechanism's own group profile without sampling)",
+    "post-hoc": "post-hoc group bound (group privacy applied to the amplified profile of one "
+                "record, Vadhan's lemma: valid, not tight)",
+}
 
 
 def _cmd_epsilon(args: argparse.Namespace) -> int:

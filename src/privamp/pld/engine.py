@@ -120,8 +120,13 @@ class PldEvent:
 
     def __post_init__(self):
         keys = set(self.curves)
-        if keys not in ({"symmetric"}, {"remove", "add"}):
-            raise InvalidParameterError("curves", "keys {'symmetric'} or {'remove', 'add'}",
+        # a group of K records (privamp.pld.group) has K + 1 splits: "remove", "add" and
+        # "mixed1" … "mixed{K-1}"
+        if keys != {"symmetric"} and not (
+                {"remove", "add"} <= keys
+                and all(k in ("remove", "add") or k.startswith("mixed") for k in keys)):
+            raise InvalidParameterError("curves", "keys {'symmetric'} or {'remove', 'add'} "
+                                        "(and 'mixed<a>' for a group's mixed splits)",
                                         sorted(keys))
         for curve in self.curves.values():
             if not isinstance(curve, PairCurve):
@@ -249,8 +254,16 @@ def _coarse(curve: PairCurve, rng: tuple[float, float]) -> StepPLD:
 
 
 def _orientation_sets(events: Sequence[PldEvent]) -> dict[str, list[tuple[PairCurve, int]]]:
-    two = any("remove" in ev.curves for ev in events)
-    names = ("remove", "add") if two else ("symmetric",)
+    # the orientations (splits) of the asymmetric events; symmetric events join every one. A
+    # neighbouring pair is the same for every step, so each orientation is composed over the
+    # whole ledger and the profile is their maximum: every asymmetric event must have them all
+    keysets = {frozenset(ev.curves) for ev in events if "symmetric" not in ev.curves}
+    if len(keysets) > 1:
+        raise InvalidParameterError("events", "asymmetric events with the same orientations "
+                                    "(one group size per ledger)",
+                                    sorted(sorted(k) for k in keysets))
+    names = tuple(sorted(next(iter(keysets)), key=lambda n: (n != "remove", n != "add", n))
+                  ) if keysets else ("symmetric",)
     out: dict[str, list[tuple[PairCurve, int]]] = {}
     for name in names:
         items = []

@@ -1,0 +1,551 @@
+"""Group privacy under subsampling: the pairs of a *group of K records*, composed by the PLD engine.
+
+Two datasets x, x' are **K-neighbours** under a relation when K steps of it lead from one to the
+other (K insertions/removals under add/remove, K substitutions under substitution). A guarantee
+"for groups of K" bounds every such pair. This is not the ``group_privacy`` option of
+:meth:`~privamp.accountant.Accountant.add` (white- or black-box group profiles of one record
+drawn several times by WR/MUST): here several *different* records differ.
+
+**Poisson sampling (rate q) under add/remove, Gaussian mechanism (θ = Δ/σ): tight.** Write
+x = D ∪ A and x' = D ∪ B with A ∩ B = ∅, |A| = a, |B| = b, a + b = K (a removals and b
+insertions from x to x'). Conditional on the sampled part of D the common shift cancels, so
+(Schuchardt, Stoian, Günnemann et al., NeurIPS 2024, "Unified mechanism-specific amplification
+by subsampling and group privacy amplification": their Poisson group theorem for the Gaussian,
+derived here from first principles):
+
+    M(x)  = Σ_{S ⊆ A} q^{|S|}(1 − q)^{a−|S|} N(u_S, σ²I),   u_S = Σ_{i∈S} g_i, ‖g_i‖ ≤ Δ,
+    M(x') = Σ_{S ⊆ B} q^{|S|}(1 − q)^{b−|S|} N(v_S, σ²I),   v_S = Σ_{i∈S} h_i, ‖h_i‖ ≤ Δ.
+
+*Claim:* for every α ≥ 0, ``D_α(M(x) ‖ M(x')) ≤ D_α(P_{a,b} ‖ Q_{a,b})`` with the one-dimensional
+double mixture (units of σ)
+
+    P_{a,b} = Σ_i Bin(i; a, q) N(iθ, 1),    Q_{a,b} = Σ_j Bin(j; b, q) N(−jθ, 1).
+
+*Proof sketch.* ``D_α(M(x)‖M(x')) = E_Z[(Σ_S w_S X_S − α Σ_S w'_S Y_S)⁺]``, Z ~ N(0, I), with
+the likelihood ratios ``X_S = e^{⟨u_S,Z⟩ − ‖u_S‖²/2}`` and ``Y_S = e^{⟨v_S,Z⟩ − ‖v_S‖²/2}``
+against N(0, I) (the expectation of (dP − α dQ)⁺/dN(0,I)). Each X_S is log-normal with mean 1
+and log-variance ‖u_S‖²; the law of X_S depends on ‖u_S‖ only. (i) For fixed marginals, the
+sum of the variables ``w_S X_S`` and ``−α w'_S Y_S`` is largest in convex order when they are
+comonotone (Dhaene et al. 2002, "The concept of comonotonicity", Theorem 7), and (·)⁺ is
+convex: putting every u_S on +e₁ and every v_S on −e₁ makes all of them increasing functions of
+Z₁, i.e. comonotone. (ii) ``r ↦ e^{rZ₁ − r²/2}`` is a martingale in the variance r², so X_S
+(and −Y_S) grows in convex order with ‖u_S‖ (‖v_S‖), and comonotone sums preserve convex order
+(ibid., Theorem 8): the norms may be raised to their maximum |S|Δ. Grouping the subsets by size
+gives the binomial weights. Both orders of neighbours and every split are needed: the pair
+(x', x) is the split (b, a) reflected, and a group of fewer than K records is the case of some
+g_i = 0, dominated by the same pairs. The datasets — hence the split — are the same for every
+step of a composition, so each split is composed separately over the whole ledger and the
+guarantee is the maximum over the K + 1 splits (the engine's "orientations"). At q = 1 the split
+(a, b) is the Gaussian pair at distance (a + b)θ = Kθ: the plain group mechanism, exactly. K = 1
+gives the two Poisson orientations of Zhu, Dong, Wang 2022, Theorem 11.
+
+**Every other combination: post-hoc.** The scheme's amplified profile for one record
+(:func:`~privamp.amplification.subsampling.amplify`) turned into a group profile by Vadhan's
+lemma (:class:`~privamp.profiles.BlackBoxGroupProfile`; Vadhan 2017, Lemma 2.2), a valid bound
+for any relation (chain K neighbours), composed as a symmetric curve; without sampling the
+mechanism's own group profile (white-box where available: the Gaussian and Laplace mechanisms at
+sensitivity KΔ, exact). The batch samplers (random allocation, shuffling, truncated Poisson)
+have no group pair and are refused.
+
+:func:`group_pair_curves` returns the curves and which bound was used (``"tight"`` or
+``"post-hoc"``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from .. import _special
+from .._numerics import ULP, log1mexp, log_comb, round_down_log, round_up_log
+from .._validation import check_int, check_real
+from ..errors import UnsupportedCombinationError
+from .curves import PairCurve, ProfileCurve
+
+__all__ = ["GroupGaussianCurve", "group_bound", "group_pair_curves", "split_names"]
+
+#: relative accuracy assumed of privamp._special.log_ndtr's exponentials (4 ulp where the value
+#: is a normal float; the same allowance as :mod:`privamp.pld.mixture`)
+_NDTR_REL = 1e-12
+#: outputs further than this (in units of σ) beyond every component mean carry no mass a double
+#: can hold (Φ(−40) ≈ 4e-350)
+_REACH = 40.0
+_BISECTIONS = 60
+
+
+def split_names(group_size: int) -> tuple[str, ...]:
+    """The engine orientation names of the K + 1 splits: ``"remove"`` (K removals from x to
+    x'), ``"add"`` (K insertions) and ``"mixed{a}"`` (a removals, K − a insertions)."""
+    k = check_int("group_size", group_size, "[1, inf)")
+    return ("remove", "add") + tuple(f"mixed{a}" for a in range(1, k))
+
+
+def _split_of(name: str, k: int) -> tuple[int, int]:
+    if name == "remove":
+        return k, 0
+    if name == "add":
+        return 0, k
+    a = int(name[len("mixed"):])
+    return a, k - a
+
+
+def _log_binom(n: int, q: float) -> np.ndarray:
+    """log Bin(i; n, q), i = 0..n (``-inf`` where a weight is 0, at q = 1)."""
+    i = np.arange(n + 1, dtype=float)
+    lq = math.log(q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        l1q = math.log1p(-q) if q < 1 else -math.inf
+        out = log_comb(float(n), i) + i * lq + np.where(i < n, (n - i) * l1q, 0.0)
+    return np.where(np.isnan(out), -np.inf, out)
+
+
+class _DoubleMixture:
+    """``P = Σ a_i N(μ_i, 1)``, ``Q = Σ b_j N(ν_j, 1)`` with μ_i ≥ 0 ≥ ν_j: the privacy loss
+    ``L(t) = log(dP/dQ)(t) = LSE_i(c_i + tμ_i) − LSE_j(d_j + tν_j)`` (the quadratic terms cancel;
+    c_i = log a_i − μ_i²/2) is non-decreasing in t, so the optimal set of ``D_α`` is {T > t*}
+    with L(t*) = log α, and
+
+        D_α(P ‖ Q) = max_t g(t),   g(t) = P(T > t) − α Q(T > t).
+
+    The root t* is bracketed, ``t_lo ≤ t* ≤ t_hi``, by two bisections on ``L(t) < ε − e_L`` and
+    ``L(t) > ε + e_L`` (e_L bounds the rounding of L), so that, both tails being non-increasing,
+
+        g(t_lo) ≥ ...  (any t gives a lower bound: g(t) ≤ D_α)
+        D_α = g(t*) ≤ P(T > t_lo) − α Q(T > t_hi)                       (an upper bound),
+
+    and the slope of the curve, ``−Q(L > ε) = −Q(T > t*)``, lies in
+    ``[−Q(T > t_lo), −Q(T > t_hi)]``. Where L stays above ε − e_L on the whole reach,
+    t_lo = −∞ (tails 1); where it stays below ε + e_L, t_hi = +∞ (tails 0)."""
+
+    def __init__(self, mu, la, nu, lb):
+        keep_a = la > -np.inf
+        keep_b = lb > -np.inf
+        self.mu, self.la = mu[keep_a], la[keep_a]
+        self.nu, self.lb = nu[keep_b], lb[keep_b]
+        self.c = self.la - self.mu ** 2 / 2
+        self.d = self.lb - self.nu ** 2 / 2
+        self.t_min = float(np.min(self.nu)) - _REACH
+        self.t_max = float(np.max(self.mu)) + _REACH
+        self._memo: tuple | None = None
+
+    @staticmethod
+    def _lse(c, means, t):
+        """LSE_i(c_i + t m_i) and a bound on its rounding error: each term is computed within
+        2 ulp of ``|c_i| + |t m_i|`` (c_i itself within 2 ulp of ``|log w_i| + m_i²/2``, below
+        the same allowance), and moves the sum by its softmax share s_i times that; the shifted
+        exponentials, their sum and the log add ``n + 4`` ulp of the result's size."""
+        tm = t[:, None] * means[None, :]
+        terms = c[None, :] + tm
+        top = np.max(terms, axis=1)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ex = np.exp(terms - top[:, None])
+            total = np.sum(ex, axis=1)
+            val = top + np.log(total)
+            share = ex / total[:, None]
+            spread = np.sum(share * (np.abs(c)[None, :] + np.abs(tm)), axis=1)
+        err = 4 * ULP * spread + (means.size + 4) * ULP * (1.0 + np.abs(val))
+        return val, err
+
+    def _loss(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """L(t) and a bound on its rounding error (doubled: a safety factor on the shares,
+        themselves rounded)."""
+        la, ea = self._lse(self.c, self.mu, t)
+        lb, eb = self._lse(self.d, self.nu, t)
+        val = la - lb
+        return val, 2 * (ea + eb) + 2 * ULP * np.abs(val)
+
+    def _bisect(self, eps: np.ndarray, below: bool):
+        """below: the largest t found with L(t) < ε − e_L (−inf if none on the reach), the
+        distance w to the first point found where that fails, and e_L there (so the exact L is
+        ≥ ε − 2e_L from t + w on); otherwise the smallest t with L(t) > ε + e_L (+inf if none),
+        w and e_L likewise."""
+        n = eps.size
+        lo = np.full(n, self.t_min)
+        hi = np.full(n, self.t_max)
+
+        def ok(t, e):
+            val, err = self._loss(t)
+            return val < e - err if below else val > e + err
+
+        first = ok(lo, eps)
+        last = ok(hi, eps)
+        for _ in range(_BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            m = ok(mid, eps)
+            if below:
+                lo = np.where(m, mid, lo)
+                hi = np.where(m, hi, mid)
+            else:
+                hi = np.where(m, mid, hi)
+                lo = np.where(m, lo, mid)
+        if below:
+            # first: a certified point below t* on the reach; last: L < ε on the whole reach
+            t = np.where(last, self.t_max, np.where(first, lo, -np.inf))
+            err = self._loss(hi)[1]
+            w = np.where(first & ~last, hi - lo, np.inf)
+        else:
+            t = np.where(first, self.t_min, np.where(last, hi, np.inf))
+            err = self._loss(lo)[1]
+            w = np.where(last & ~first, hi - lo, np.inf)
+        return t, w, err
+
+    def _slope(self, t: np.ndarray) -> np.ndarray:
+        """L'(t): the softmax-weighted mean of the P means minus that of the Q means (≥ 0)."""
+        def mean(c, m):
+            terms = c[None, :] + t[:, None] * m[None, :]
+            share = np.exp(terms - special.logsumexp(terms, axis=1)[:, None])
+            return share @ m
+        return mean(self.c, self.mu) - mean(self.d, self.nu)
+
+    def _newton(self, eps: np.ndarray):
+        """A fast bracket of t*: the interval of a fixed grid of L values, safeguarded Newton
+        steps inside it, then the candidates t ∓ δ *checked* with the certified predicates of
+        :meth:`_bisect` (``ok`` False where a check fails: those go to the bisections). Only
+        the checks matter for validity; Newton only proposes."""
+        if not hasattr(self, "_grid"):
+            tg = np.linspace(self.t_min, self.t_max, 2049)
+            self._grid = (tg, np.maximum.accumulate(self._loss(tg)[0]))
+        tg, lg = self._grid
+        j = np.clip(np.searchsorted(lg, eps), 1, tg.size - 1)
+        lo, hi = tg[j - 1].copy(), tg[j].copy()
+        t = 0.5 * (lo + hi)
+        for _ in range(12):
+            val = self._loss(t)[0]
+            d = self._slope(t)
+            lo = np.where(val < eps, t, lo)
+            hi = np.where(val < eps, hi, t)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = t - (val - eps) / d
+            inside = np.isfinite(step) & (step >= lo) & (step <= hi)
+            t = np.where(inside, step, 0.5 * (lo + hi))
+        val, err = self._loss(t)
+        d = np.maximum(self._slope(t), 1e-300)
+        with np.errstate(over="ignore"):
+            delta = 4 * err / d + 16 * ULP * (1 + np.abs(t))
+        t_lo, t_hi = t - delta, t + delta
+        v_lo, e_lo = self._loss(t_lo)
+        v_hi, e_hi = self._loss(t_hi)
+        ok = (np.isfinite(delta) & (v_lo < eps - e_lo) & (v_hi > eps + e_hi)
+              & (t_lo > self.t_min) & (t_hi < self.t_max))
+        # the exact L ≥ ε − 2e from t_hi on (computed L there > ε + e_hi): e = e_hi
+        # ε outside the range of L on the reach: t* below t_min (or above t_max), checked
+        ends = np.array([self.t_min, self.t_max])
+        v_end, e_end = self._loss(ends)
+        below = ~ok & (v_end[0] > eps + e_end[0])
+        above = ~ok & (v_end[1] < eps - e_end[1])
+        t_lo = np.where(below, -np.inf, np.where(above, self.t_max, t_lo))
+        t_hi = np.where(below, self.t_min, np.where(above, np.inf, t_hi))
+        e_hi = np.where(below | above, np.inf, e_hi)
+        return t_lo, t_hi, e_hi, ok | below | above
+
+    def brackets(self, eps: np.ndarray):
+        """``(t_lo, t_hi, gap)``: t_lo ≤ t* ≤ t_hi (each checked with the certified
+        predicates), and gap ≥ ε − L(t_lo) (∞ where an end is infinite)."""
+        key = eps.tobytes()
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        fin = np.isfinite(eps)
+        t_lo = np.where(eps == np.inf, np.inf, -np.inf)
+        t_hi = np.where(eps == -np.inf, -np.inf, np.inf)
+        if np.any(fin):
+            idx = np.flatnonzero(fin)
+            lo_n, hi_n, _, ok = self._newton(eps[idx])
+            t_lo[idx[ok]], t_hi[idx[ok]] = lo_n[ok], hi_n[ok]
+            rest = idx[~ok]
+            if rest.size:
+                t_lo[rest] = self._bisect(eps[rest], below=True)[0]
+                t_hi[rest] = self._bisect(eps[rest], below=False)[0]
+        # the gap ε − L(t_lo) ≤ ε − (computed L − its error bound), for the rise of g
+        gap = np.full(eps.shape, np.inf)
+        both = np.isfinite(t_lo) & np.isfinite(t_hi)
+        if np.any(both):
+            v, ev = self._loss(t_lo[both])
+            gap[both] = np.maximum(eps[both] - v + ev, 0.0)
+        self._memo = (key, (t_lo, t_hi, gap))
+        return self._memo[1]
+
+    @staticmethod
+    def rise(eps, t_lo, t_hi, gap) -> np.ndarray:
+        """log of a bound on g(t*) − g(t_lo): on [t_lo, t*] the slope of g is
+        αq(t)(1 − e^{L(t)−ε}) ∈ [0, α φ_max (ε − L(t_lo))] (L is non-decreasing and
+        1 − e^{−x} ≤ x), φ_max ≤ 1/√(2π) < 0.4 bounding Q's density (a mixture of
+        unit-variance normals), and t* − t_lo ≤ t_hi − t_lo."""
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            width = np.where(np.isfinite(t_hi) & np.isfinite(t_lo), t_hi - t_lo, np.inf)
+            bound = 0.4 * width * gap * (1 + 1e-9)
+            return np.where(np.isfinite(bound), eps + np.log(bound), np.inf)
+
+    @staticmethod
+    def _log_tail(means, lw, t, upper_side: bool) -> np.ndarray:
+        """log Σ w exp(log Φ(±(mean − t))): ``upper_side`` = P(T > t), else P(T ≤ t)."""
+        out = np.empty(t.shape)
+        pos_inf, neg_inf = np.isposinf(t), np.isneginf(t)
+        out[pos_inf] = -np.inf if upper_side else 0.0
+        out[neg_inf] = 0.0 if upper_side else -np.inf
+        mid = ~(pos_inf | neg_inf)
+        if np.any(mid):
+            z = means[None, :] - t[mid][:, None]
+            if not upper_side:
+                z = -z
+            out[mid] = np.minimum(special.logsumexp(lw[None, :] + _special.log_ndtr(z), axis=1),
+                                  0.0)
+        return out
+
+    def tails(self, t, p_side: bool, above: bool, up: bool) -> np.ndarray:
+        """log of the P (or Q) mass of T > t (``above``) or T ≤ t, rounded up or down."""
+        means, lw = (self.mu, self.la) if p_side else (self.nu, self.lb)
+        val = self._log_tail(means, lw, t, above)
+        # log_ndtr within _NDTR_REL relative, the weights and the log-sum-exp a few ulp
+        n = means.size
+        rel = _NDTR_REL + (16 + 4 * n) * ULP * (1 + np.where(np.isfinite(val), np.abs(val), 0))
+        if up:
+            return np.minimum(np.where(np.isfinite(val), val + rel, val), 0.0)
+        return np.where(np.isfinite(val), val - rel, val)
+
+
+def _log_diff(a: np.ndarray, b: np.ndarray, up: bool) -> np.ndarray:
+    """log(e^a − e^b), ``-inf`` where a ≤ b; rounded up by an absolute allowance of
+    64 ulp·(1 + |a|) of e^a (the cancellation error of the subtraction), or down by it."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        pos = a > b
+        d = np.where(pos, a + log1mexp(np.minimum(b - a, 0.0)), -np.inf)
+        slack = a + np.log(64 * ULP * (1 + np.where(np.isfinite(a), np.abs(a), 0.0)))
+        if up:
+            out = np.where(np.isfinite(a), np.logaddexp(d, slack), a)
+            return round_up_log(out, ulps=8)
+        out = np.where(pos & (d > slack), d + np.log1p(-np.exp(np.minimum(slack - d, 0.0))),
+                       -np.inf)
+        return round_down_log(out, ulps=8)
+
+
+class GroupGaussianCurve(PairCurve):
+    """The split (a removals, b insertions) of a group of K = a + b records under Poisson
+    sampling (rate q) of the Gaussian mechanism (θ = Δ/σ): the curve of
+
+        P = Σ_i Bin(i; a, q) N(iθ, 1)   against   Q = Σ_j Bin(j; b, q) N(−jθ, 1)
+
+    (module doc: a dominating pair of the split, tight; Schuchardt et al. 2024). Upper values and
+    slopes use ``theta``, lower values ``theta_lower`` (D_α grows with θ, step (ii) of the proof).
+
+    >>> rem = GroupGaussianCurve(0.5, 0.01, 2, 0)
+    >>> e = np.array([0.0, 0.5])
+    >>> bool(np.all(rem.log_lower(e) <= rem.log_upper(e)))
+    True
+    """
+
+    lower_slack = 1e-12
+
+    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
+                 theta_lower: float | None = None):
+        self.theta = check_real("theta", theta, "(0, inf)")
+        self.theta_lower = (self.theta if theta_lower is None
+                            else check_real("theta_lower", theta_lower, f"(0, {self.theta!r}]"))
+        self.rate = check_real("rate", rate, "(0, 1]")
+        self.n_remove = check_int("n_remove", n_remove, "[0, inf)")
+        self.n_add = check_int("n_add", n_add, "[0, inf)")
+        if self.n_remove + self.n_add < 1:
+            check_int("n_remove + n_add", self.n_remove + self.n_add, "[1, inf)")
+        k = self.n_remove + self.n_add
+        self.orientation = ("remove" if self.n_add == 0 else "add" if self.n_remove == 0
+                            else f"mixed{self.n_remove}")
+        self.group_size = k
+        self._up = self._mixture(self.theta)
+        self._lo = (self._up if self.theta_lower == self.theta
+                    else self._mixture(self.theta_lower))
+
+    def _mixture(self, theta: float) -> _DoubleMixture:
+        a, b = self.n_remove, self.n_add
+        return _DoubleMixture(np.arange(a + 1) * theta, _log_binom(a, self.rate),
+                              -np.arange(b + 1) * theta, _log_binom(b, self.rate))
+
+    def _values(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return self._values_inner(np.asarray(eps, dtype=float), lower)
+
+    def _values_inner(self, eps: np.ndarray, lower: bool) -> np.ndarray:
+        mix = self._lo if lower else self._up
+        t_lo, t_hi, gap = mix.brackets(eps)
+        out = np.empty(eps.shape)
+        pos = eps >= 0
+        up = not lower
+        if np.any(pos):
+            e = eps[pos]
+            if lower:  # g(t) ≤ D_α at t = t_lo (any t)
+                t = np.where(np.isfinite(t_lo[pos]), t_lo[pos], t_hi[pos])
+                p = mix.tails(t, True, True, up=False)
+                q = e + mix.tails(t, False, True, up=True)
+            else:
+                # g(t*) ≤ P(T > t_lo) − αQ(T > t_hi) (both tails non-increasing), and
+                # g(t*) ≤ g(t_lo) + rise (see _DoubleMixture.rise): the smaller of the two
+                p = mix.tails(t_lo[pos], True, True, up=True)
+                q = e + mix.tails(t_hi[pos], False, True, up=False)
+                q_same = e + mix.tails(t_lo[pos], False, True, up=False)
+                rise = mix.rise(e, t_lo[pos], t_hi[pos], gap[pos])
+                near = round_up_log(np.logaddexp(_log_diff(p, q_same, True), rise), ulps=8)
+            with np.errstate(invalid="ignore"):
+                q = np.where(np.isposinf(e), np.inf, q)
+            with np.errstate(invalid="ignore"):
+                val = _log_diff(p, q, up)
+                if up:
+                    val = np.minimum(val, near)
+                out[pos] = np.where(np.isposinf(e), -np.inf, val)
+        neg = ~pos
+        if np.any(neg):
+            e = eps[neg]
+            exc = self._excess(e, t_lo[neg], t_hi[neg], mix, up, gap[neg])
+            with np.errstate(invalid="ignore"):
+                val = np.logaddexp(log1mexp(e), exc)
+            val = round_up_log(val, ulps=8) if up else round_down_log(val, ulps=8)
+            out[neg] = np.where(np.isneginf(e), 0.0, val)
+        out = np.minimum(out, 0.0)
+        if lower:
+            out = np.maximum(out, super().log_lower(eps))
+        return out
+
+    @staticmethod
+    def _excess(e, t_lo, t_hi, mix, up: bool, gap=None) -> np.ndarray:
+        """log(f(α) − (1 − α)) = log sup_t (α Q(T ≤ t) − P(T ≤ t)), attained at t*: upper
+        bound α Q(T ≤ t_hi) − P(T ≤ t_lo), or the value at t_lo plus the rise of g (the same
+        function up to the constant 1 − α), the smaller; lower bound the value at t_hi (any
+        t)."""
+        if up:
+            qv = e + mix.tails(t_hi, False, False, up=True)
+            pv = mix.tails(t_lo, True, False, up=False)
+            crude = _log_diff(qv, pv, True)
+            if gap is None:
+                return crude
+            q_same = e + mix.tails(t_lo, False, False, up=True)
+            rise = mix.rise(e, t_lo, t_hi, gap)
+            with np.errstate(invalid="ignore"):
+                near = round_up_log(np.logaddexp(_log_diff(q_same, pv, True), rise), ulps=8)
+            return np.minimum(crude, near)
+        else:
+            t = np.where(np.isfinite(t_hi), t_hi, t_lo)
+            qv = e + mix.tails(t, False, False, up=False)
+            pv = mix.tails(t, True, False, up=True)
+        return _log_diff(qv, pv, up)
+
+    def log_upper(self, eps):
+        return self._values(eps, lower=False)
+
+    def log_lower(self, eps):
+        return np.minimum(self._values(eps, lower=True), self._values(eps, lower=False))
+
+    def log_excess(self, eps):
+        eps = np.asarray(eps, dtype=float)
+        if eps.size == 0:
+            return np.empty(0)
+        t_lo, t_hi, gap = self._up.brackets(eps)
+        return self._excess(eps, t_lo, t_hi, self._up, True, gap)
+
+    def slope_bounds(self, eps, tau, log_lower=None):
+        eps = np.asarray(eps, dtype=float)
+        t_lo, t_hi, _ = self._up.brackets(eps)
+        q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
+        q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
+        return (-np.minimum(q_hi * (1 + 1e-12), 1.0), -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0))
+
+    @property
+    def log_mass_at_infinity(self) -> float:
+        return -math.inf  # Gaussian mixtures with common variance: mutually absolutely continuous
+
+    def __repr__(self) -> str:
+        return (f"GroupGaussianCurve(theta={self.theta!r}, rate={self.rate!r}, "
+                f"n_remove={self.n_remove}, n_add={self.n_add})")
+
+
+def _poisson_gaussian_ok(source, scheme, relation) -> bool:
+    from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
+    from ..relations import NeighbouringRelation
+    from ..sampling.schemes import Poisson
+
+    return (isinstance(scheme, Poisson) and relation is NeighbouringRelation.ADD_REMOVE
+            and isinstance(source, (GaussianMechanism, GaussianProfile)) and source.theta > 0
+            and getattr(source, "relation", relation) is relation)
+
+
+def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
+                      group_privacy: Any = None) -> tuple[dict[str, PairCurve], str]:
+    """The curves a group of ``group_size`` records is composed through, and the bound used.
+
+    Parameters
+    ----------
+    source : Mechanism or PrivacyProfile
+    scheme : SamplingScheme or None
+    relation : NeighbouringRelation or None
+        The relation on the whole dataset (the scheme's natural one by default).
+    group_size : int
+        K ≥ 1 records.
+    group_privacy : GroupPrivacy, optional
+        As for :func:`~privamp.pld.builders.pair_curves` (WR/MUST multiplicities; without
+        sampling, how the mechanism's group profile is obtained).
+
+    Returns
+    -------
+    (dict, str)
+        The curves (the K + 1 splits of :func:`split_names`, or ``{"symmetric": curve}``) and
+        ``"tight"`` or ``"post-hoc"`` (module doc).
+
+    Raises
+    ------
+    UnsupportedCombinationError
+        For the batch samplers (random allocation, shuffling, truncated Poisson).
+
+    >>> from privamp import GaussianMechanism
+    >>> from privamp.sampling import Poisson
+    >>> curves, bound = group_pair_curves(GaussianMechanism(2.0), Poisson(0.01), None, 3)
+    >>> sorted(curves), bound
+    (['add', 'mixed1', 'mixed2', 'remove'], 'tight')
+    """
+    from ..amplification.subsampling import amplify
+    from ..mechanisms.base import Mechanism
+    from ..profiles import GroupPrivacy
+    from ..sampling.rounds import _BatchedScheme
+    from .builders import pair_curves
+
+    k = check_int("group_size", group_size, "[1, inf)")
+    if k == 1:
+        return pair_curves(source, scheme, relation, group_privacy), "tight"
+    if scheme is None:
+        profile = source.profile() if isinstance(source, Mechanism) else source
+        method = None if group_privacy is None else GroupPrivacy.parse(group_privacy)
+        white = (None if method is GroupPrivacy.BLACK_BOX else profile._white_box_group(k))
+        grp = white if white is not None else profile.group(k, GroupPrivacy.BLACK_BOX)
+        return {"symmetric": ProfileCurve(grp)}, group_bound(source, None, None, group_privacy)
+    if isinstance(scheme, _BatchedScheme):
+        raise UnsupportedCombinationError(
+            f"group_size={k} does not apply to {scheme!r}: the sampler ties the records of a "
+            "round together and privamp has no group pair for it (use group_size=1)")
+    rel = scheme.resolve(relation)[0]
+    if _poisson_gaussian_ok(source, scheme, rel):
+        lower = getattr(source, "theta_lower", source.theta)
+        curves = {}
+        for name in split_names(k):
+            a, b = _split_of(name, k)
+            curves[name] = GroupGaussianCurve(source.theta, scheme.rate, a, b, theta_lower=lower)
+        return curves, "tight"
+    amplified = amplify(source, scheme, rel, group_privacy)
+    return {"symmetric": ProfileCurve(amplified.group(k, GroupPrivacy.BLACK_BOX))}, "post-hoc"
+
+
+def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None) -> str:
+    """``"tight"`` or ``"post-hoc"``: which bound :func:`group_pair_curves` uses for groups of
+    more than one record (module doc), without building the curves."""
+    from ..mechanisms.base import Mechanism
+    from ..profiles import GroupPrivacy
+
+    if scheme is None:
+        if group_privacy is not None and GroupPrivacy.parse(group_privacy) is \
+                GroupPrivacy.BLACK_BOX:
+            return "post-hoc"
+        # tight: the white-box group profile of a mechanism whose profile is its exact pair
+        # (Gaussian, Laplace: sensitivity kΔ; randomized response: the same pair); a white-box
+        # bound of anything else (e.g. a diffusion's amplified profile) is valid, not tight
+        if not (isinstance(source, Mechanism) and source.exact_pair):
+            return "post-hoc"
+        return "tight" if source.profile()._white_box_group(2) is not None else "post-hoc"
+    rel = scheme.resolve(relation)[0]
+    return "tight" if _poisson_gaussian_ok(source, scheme, rel) else "post-hoc"
