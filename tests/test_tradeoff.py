@@ -422,3 +422,21 @@ def test_envelope_against_exact_infimum_on_random_discrete_pairs(seed):
     assert np.all(low <= exact * (1 + 1e-9)), (low, exact)
     assert np.all(up >= exact * (1 - 1e-9)), (up, exact)
     assert np.all(up - low <= 2e-3 * up + 1e-9)
+
+
+def test_group_ledger_tradeoff(capsys):
+    """A ledger of groups of K records has its trade-off curve too (the profile path), and
+    groups are riskier than single records."""
+    one = Accountant().add(GaussianMechanism(sigma=2.0), 200, scheme=Poisson(0.01))
+    four = Accountant().add(GaussianMechanism(sigma=2.0), 200, scheme=Poisson(0.01),
+                            group_size=4)
+    a = [0.01, 0.1]
+    c1, c4 = one.tradeoff(a, fpr_min=None), four.tradeoff(a, fpr_min=None)
+    _assert_shape(c4)
+    assert np.all(c4.tpr_lower > c1.tpr)
+    assert main(["tradeoff", "--mechanism", "gaussian", "--sigma", "2", "--sampling", "poisson",
+                 "--rate", "0.01", "--steps", "200", "--fpr", "0.1", "--group-size", "4",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["group_size"] == 4
+    assert out["points"][0]["tpr_lower"] <= c4.tpr[1] and c4.tpr_lower[1] <= out["points"][0]["tpr"]

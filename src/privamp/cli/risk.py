@@ -86,7 +86,8 @@ def _accountant(args, mech, scheme, outer):
     acc = Accountant(args.accountant, grid_step=args.grid_step)
     return acc.add(mech, args.steps, scheme=scheme,
                    relation=outer if scheme is not None else None,
-                   group_privacy=composition_group_privacy(args))
+                   group_privacy=composition_group_privacy(args, groups=True),
+                   group_size=args.group_size)
 
 
 def _cmd_tradeoff(args: argparse.Namespace) -> int:
@@ -103,7 +104,8 @@ def _cmd_tradeoff(args: argparse.Namespace) -> int:
               "fpr_min": fpr_min, "advantage": adv.upper, "advantage_lower": adv.lower,
               "accountant": args.accountant, "certified": acc.certified,
               "mechanism": describe_mechanism(mech), "sampling": describe_scheme(scheme),
-              "relation": outer.value, "steps": acc.steps, "details": curve.details}
+              "relation": outer.value, "steps": acc.steps, "group_size": acc.group_size,
+              "details": curve.details}
     if args.json:
         emit_json(result)
         return 0
@@ -111,8 +113,10 @@ def _cmd_tradeoff(args: argparse.Namespace) -> int:
     sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
     where = ("the whole dataset" if scheme is None else
              f"{samp['scheme']}{'(' + sdesc + ')' if sdesc else ''} subsamples")
+    group = (f", groups of {acc.group_size} records ({acc.group_bound} group bound)"
+             if acc.group_size != 1 else "")
     print(f"{args.steps} steps of {short_description(mech)} on {where}, {outer.value} "
-          f"relation, {args.accountant} accountant")
+          f"relation{group}, {args.accountant} accountant")
 
     def low(v):
         return "none (upper bound only)" if v is None else num_down(v)
