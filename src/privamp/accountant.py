@@ -37,7 +37,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validation import check_int, check_real, parse_enum
-from .errors import InvalidParameterError, InvalidTypeError, UnsupportedCombinationError
+from .errors import (
+    InconsistentBoundsError,
+    InvalidParameterError,
+    InvalidTypeError,
+    UnsupportedCombinationError,
+)
 from .mechanisms.base import Mechanism
 from .profiles import GroupPrivacy, PrivacyProfile
 from .relations import NeighbouringRelation
@@ -675,9 +680,9 @@ class Accountant:
         :func:`~privamp.pld.engine.pld_epsilon`), so the brackets are certified and at least as
         tight as the default, not digit-for-digit equal to one :meth:`epsilon` call each.
         """
-        values = np.atleast_1d(np.asarray(deltas, dtype=float)).ravel()
-        if values.size == 0:
-            raise InvalidParameterError("deltas", "at least one δ in (0, 1)", "[]")
+        from .tradeoff import real_values
+
+        values = real_values("deltas", deltas)
         for d in values:
             check_real("deltas", float(d), "(0, 1)")
         self._require_events()
@@ -692,9 +697,9 @@ class Accountant:
         (``pld``; :func:`~privamp.pld.engine.pld_profile`: grids chosen once for the whole
         profile, so each bracket may be a little wider than :meth:`delta`'s, which chooses its
         grid for its one ε). Other backends answer point by point."""
-        values = np.atleast_1d(np.asarray(eps, dtype=float)).ravel()
-        if values.size == 0:
-            raise InvalidParameterError("eps", "at least one ε ≥ 0", "[]")
+        from .tradeoff import real_values
+
+        values = real_values("eps", eps)
         for e in values:
             check_real("eps", float(e), "[0, inf)")
         self._require_events()
@@ -704,8 +709,10 @@ class Accountant:
         return [Bracket(None if low is None else float(lo), float(u))
                 for u, lo in zip(up, low if low is not None else up, strict=True)]
 
-    def _profile(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Certified (upper, lower) δ at every ``eps`` (``lower`` ``None`` when there is none)."""
+    def _profile(self, eps: np.ndarray, orientations: bool = False):
+        """Certified (upper, lower) δ at every ``eps`` (``lower`` ``None`` when there is none);
+        with ``orientations``, also each orientation's own ``{name: (upper, lower)}`` for the
+        upper and for the lower side (``None`` where not known: the rdp backend)."""
         if self.backend is Backend.RDP:
             # the RDP conversion at coarse points; in between δ(ε) ≤ δ_up(previous point)
             # (δ is non-increasing), so a step function through them is an upper bound
@@ -715,12 +722,14 @@ class Accountant:
             vals = np.minimum(np.atleast_1d(rdp.delta(coarse)), 1.0)
             idx = np.searchsorted(coarse, eps, side="right") - 1
             self.details = {"backend": "rdp", "profile_points": int(coarse.size)}
-            return vals[idx], None
+            return (vals[idx], None, None, None) if orientations else (vals[idx], None)
         from .pld.engine import pld_profile
 
+        # (the fourier backend's events are read through the PLD engine too: certified)
         kw = dict(eps_error=self.eps_error, grid_step=self.grid_step, cache=self.query_cache)
         prof = pld_profile(PldBackend.events(self), eps, **kw)
         low = prof.lower
+        by_low = prof.orientations
         self.details = {"backend": "pld", "grid_upper": prof.grid_upper,
                         "grid_lower": prof.grid_lower, "fft_sizes": prof.fft_sizes,
                         "seconds": prof.seconds}
@@ -729,8 +738,12 @@ class Accountant:
         low_events = PldBackend.events(self, lower_side=True)
         if low_events is not None:
             # shuffling: the lower end from the pairs that bound the mechanism from below
-            low = np.minimum(pld_profile(low_events, eps, **kw).lower, prof.upper)
+            low_prof = pld_profile(low_events, eps, **kw)
+            low = np.minimum(low_prof.lower, prof.upper)
+            by_low = low_prof.orientations
             self.details["lower_from"] = "the best known lower bound's pairs"
+        if orientations:
+            return prof.upper, low, prof.orientations, by_low
         return prof.upper, low
 
     def tradeoff(self, fpr: Any, *, fpr_min: float | None = 1e-6) -> Any:
@@ -738,27 +751,56 @@ class Accountant:
         true-positive rate at each false-positive rate ``fpr``, the attack advantage, and
         (unless ``fpr_min`` is ``None``) the μ-GDP value over the tests whose two error rates
         are both ≥ fpr_min (:mod:`privamp.tradeoff`; Dong, Roth, Su 2022). Returns a
-        :class:`~privamp.tradeoff.TradeoffCurve`."""
+        :class:`~privamp.tradeoff.TradeoffCurve`.
+
+        With the ``pld`` (or ``fourier``) backend the curve is the best attack's over every
+        ordered pair of neighbours, orientation by orientation
+        (:func:`~privamp.tradeoff.best_attack`): the upper end is never below it and the lower
+        end never above it — for the composed dominating pairs, i.e. for the mechanism itself
+        where :attr:`lower_end_of` is ``"mechanism"``. With ``rdp`` only the upper end of the
+        profile's symmetrised curve is known."""
         from .tradeoff import (
             TradeoffCurve,
             _check_fpr,
-            gdp_mu_from_profile,
+            best_attack,
+            gdp_mu,
             tradeoff_eps_grid,
             tradeoff_from_profile,
         )
 
         alpha = _check_fpr(fpr)
         if fpr_min is not None:
-            fpr_min = check_real("fpr_min", fpr_min, "(0, 0.5)")
+            fpr_min = _check_fpr(fpr_min, "fpr_min", upper=0.5)[0]
         self._require_events()
         smallest = min(float(np.min(alpha)), fpr_min if fpr_min is not None else 1.0)
         eps = tradeoff_eps_grid(math.log(1.0 / smallest) + 0.5)
-        up, low = self._profile(eps)
+        up, low, by_up, by_low = self._profile(eps, orientations=True)
         details = dict(self.details)
-        tpr, tpr_low = tradeoff_from_profile(eps, up, low, alpha)
+
+        def tpr_of(a):
+            if by_up is None:  # rdp: the symmetrised curve's upper end only
+                return tradeoff_from_profile(eps, up, None, a)[0], None
+            u = best_attack(eps, {n: (v[0], None) for n, v in by_up.items()}, a)
+            lo = None
+            if by_low is not None and all(v[1] is not None for v in by_low.values()):
+                lo_pair = best_attack(eps, by_low, a)
+                lo = None if lo_pair is None else lo_pair[1]
+            if u is None:  # an orientation without its reversal: the symmetrised curve
+                return tradeoff_from_profile(eps, up, None, a)[0], None
+            u = u[0]
+            if lo is not None:
+                if np.any(lo > u * (1 + 1e-9) + 1e-300):
+                    i = int(np.flatnonzero(lo > u * (1 + 1e-9) + 1e-300)[0])
+                    raise InconsistentBoundsError(
+                        f"internal inconsistency: the certified lower TPR {lo[i]!r} exceeds "
+                        f"the certified upper TPR {u[i]!r} at FPR {a[i]!r}")
+                lo = np.minimum(lo, u)
+            return u, lo
+
+        tpr, tpr_low = tpr_of(alpha)
         adv = Bracket(None if low is None else float(low[0]), float(up[0]))
-        mu = (gdp_mu_from_profile(eps, up, low, fpr_min=fpr_min) if fpr_min is not None
-              else None)
+        mu = gdp_mu(tpr_of, fpr_min=fpr_min) if fpr_min is not None else None
+        details["lower_end_of"] = self.lower_end_of
         self.details = details
         return TradeoffCurve(alpha, tpr, tpr_low, self.relation.value, adv, mu, fpr_min,
                              self.certified, details)
@@ -766,7 +808,7 @@ class Accountant:
     def tpr(self, fpr: float) -> Bracket:
         """Certified bracket on the best attack's true-positive rate at false-positive rate
         ``fpr`` (:meth:`tradeoff` at one point)."""
-        curve = self.tradeoff(check_real("fpr", fpr, "(0, 1)"), fpr_min=None)
+        curve = self.tradeoff(check_real("fpr", fpr, "(0, 1)"), fpr_min=None)  # (range: tradeoff)
         return Bracket(None if curve.tpr_lower is None else float(curve.tpr_lower[0]),
                        float(curve.tpr[0]))
 
@@ -783,6 +825,15 @@ class Accountant:
 
     # ---- the ledger's RDP curve and zCDP ρ (issue 20; logic in privamp.rdp.ledger) ------
 
+    def _refuse_groups(self, query: str) -> None:
+        """The RDP rules are per record: a ledger of groups has no RDP curve here (found in
+        review: the group size was ignored, under-reporting ρ by K²)."""
+        if self.group_size != 1:
+            raise UnsupportedCombinationError(
+                f"{query} accounts single records; this ledger is for groups of "
+                f"{self.group_size} records (group_size), which only the pld backend's "
+                "epsilon/delta/tradeoff queries account")
+
     def rdp_curve(self, orders: Any = None):
         """The ledger's composed RDP upper bound (an :class:`~privamp.rdp.RdpCurve`) on
         ``orders`` (default: the accountant's ``orders``, else
@@ -792,6 +843,7 @@ class Accountant:
         from .rdp.ledger import ledger_rdp_curve
 
         self._require_events()
+        self._refuse_groups("rdp_curve")
         return ledger_rdp_curve(self.segments, self.orders if orders is None else orders)
 
     def zcdp_rho(self, orders: Any = None):
@@ -801,6 +853,7 @@ class Accountant:
         from .rdp.ledger import ledger_zcdp
 
         self._require_events()
+        self._refuse_groups("zcdp_rho")
         return ledger_zcdp(self.segments, orders)
 
 

@@ -884,9 +884,15 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
 
     eta = None if scheme is None else _guess_rate(scheme)
     guess = sens * _guess_noise(max(mu, 1e-6), steps, eta)
-    out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
-                  lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol, guess=max(guess, sens * 1e-2),
-                  slope=-1.0)
+    try:
+        out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
+                      lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol,
+                      guess=max(guess, sens * 1e-2), slope=-1.0)
+    except UnreachableTargetError as exc:  # name the target the caller gave, not ε
+        name = "tpr" if tpr is not None else "advantage"
+        raise UnreachableTargetError(
+            name, f"reachable: even {cls.noise} = {sens * 1e6:g} (the search's most private "
+            f"end) gives a larger certified {name}", target) from exc
     final = bracket(out.value)
     return RiskCalibration(cls.noise, out.value, "tpr" if tpr is not None else "advantage",
                            target, min(out.eps, final.upper), final.lower, fpr,

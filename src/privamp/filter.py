@@ -67,6 +67,7 @@ from .errors import (
     InvalidTypeError,
     NumericalError,
     UnreachableTargetError,
+    UnsupportedCombinationError,
 )
 
 __all__ = ["BudgetLeft", "PrivacyFilter"]
@@ -286,6 +287,13 @@ class PrivacyFilter:
         """A new accountant with the wrapped one's options (the grid's ``upper_error``, the
         filter's caches) holding ``events`` (default the wrapped ledger's)."""
         acc = self.accountant
+        if acc.group_size != 1:
+            # the steps a filter adds are single-record steps: with a ledger of groups the
+            # copy would account a different guarantee (found in review: it under-reported)
+            raise UnsupportedCombinationError(
+                f"the privacy filter counts steps of single records; this ledger accounts "
+                f"groups of {acc.group_size} records (group_size): use a plain Accountant "
+                "for group guarantees")
         out = Accountant(acc.backend, eps_error=acc.eps_error, delta_error=acc.delta_error,
                          grid_step=acc.grid_step, upper_error=upper_error, orders=acc.orders,
                          cache=self._cache if cache is None else cache,

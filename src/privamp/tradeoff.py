@@ -24,8 +24,18 @@ The second branch is the first one for the reversed pair (H_{e^ε}(P‖Q) = 1 �
 H_{e^{−ε}}(Q‖P)): since the profile covers both orders of every neighbouring pair, the curve is
 symmetric. For a pair that is itself symmetric (the Gaussian mechanism) g is exactly 1 − T; for an
 asymmetric one (Poisson subsampling under add/remove) it is the symmetrised, convexified curve
-(the C_q(f) of Dong et al. 2022, Theorem 4.2 with its Proposition 2.12), which is the tightest
-f-DP statement the profile makes; the attack on the worse of the two orders can only be weaker.
+(the C_q(f) of Dong et al. 2022, Theorem 4.2 with its Proposition 2.12), which the best attack
+on either order can stay below.
+
+**The best attack itself** (:func:`best_attack`, what :meth:`privamp.Accountant.tradeoff`
+reports with the PLD engine). Each ordered pair of neighbours is dominated by one orientation's
+composed pair (P_o, Q_o) and its reverse by the reversed orientation's
+(:func:`reversed_orientation`: remove ↔ add, a group's split (a, b) ↔ (b, a)), so its exact
+curve is TPR_o(α) = inf over ε ∈ ℝ of H_{e^ε}(P_o‖Q_o) + α e^ε, whose ε < 0 half is branch 2
+read on the reversed orientation's δ; the best attack is max_o TPR_o — min(T, T⁻¹), not its
+convex hull. Both ends are certified per orientation exactly as below, so the lower end is a
+lower bound on the best attack's TPR for the composed dominating pairs (review finding F1: the
+symmetrised curve's lower end was not).
 
 **Certified brackets.** The ledger's profile is known as a bracket δ_low(ε) ≤ δ(ε) ≤ δ_up(ε) at
 the points of an ε grid 0 = ε_0 < … < ε_N (:func:`privamp.pld.engine.pld_profile`).
@@ -55,11 +65,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_real
-from .errors import InconsistentBoundsError, InvalidParameterError
+from .errors import InconsistentBoundsError, InvalidParameterError, InvalidTypeError
 from .results import Bracket
 
-__all__ = ["TradeoffCurve", "gaussian_tpr", "gdp_mu_from_profile", "tradeoff_from_profile",
-           "tradeoff_eps_grid"]
+__all__ = ["TradeoffCurve", "best_attack", "gaussian_tpr", "gdp_mu", "gdp_mu_from_profile",
+           "reversed_orientation", "tradeoff_eps_grid", "tradeoff_from_profile"]
 
 #: Spacing of the fine ε grid on which the profile is read (relative width it leaves in TPR:
 #: about twice this).
@@ -75,12 +85,32 @@ _MAX_SPLIT_POINTS = 50_000
 _REFINE_GAP = 1e-5
 
 
-def _check_fpr(fpr) -> np.ndarray:
-    a = np.atleast_1d(np.asarray(fpr, dtype=float)).ravel()
-    if a.size == 0 or not np.all(np.isfinite(a)) or np.any((a <= 0) | (a >= 1)):
-        bad = a[~np.isfinite(a) | (a <= 0) | (a >= 1)] if a.size else a
-        raise InvalidParameterError("fpr", "false-positive rates in (0, 1)",
-                                    bad[0] if bad.size else "[]")
+#: Smallest false-positive rate asked about: below it the discretised profile's tail mass
+#: (≈ 1e-15) decides everything, and the ε grid would need log(1/α) ≫ 30.
+MIN_FPR = 1e-12
+
+
+def real_values(name: str, values) -> np.ndarray:
+    """``values`` (a number or a sequence of numbers) as a 1-D float array, or a typed error
+    naming ``name``: strings, complex numbers, booleans and None are refused, not coerced."""
+    try:
+        arr = np.atleast_1d(np.asarray(values))
+    except (TypeError, ValueError):
+        raise InvalidTypeError(name, "real numbers", values) from None
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 and arr.size != 1:
+        raise InvalidTypeError(name, "real numbers (a number or a flat list)", values)
+    arr = arr.astype(float).ravel()
+    if arr.size == 0:
+        raise InvalidParameterError(name, "at least one value", "[]")
+    return arr
+
+
+def _check_fpr(fpr, name: str = "fpr", upper: float = 1.0) -> np.ndarray:
+    a = real_values(name, fpr)
+    bad = ~np.isfinite(a) | (a < MIN_FPR) | (a >= upper)
+    if np.any(bad):
+        raise InvalidParameterError(name, f"false-positive rates in [{MIN_FPR:g}, {upper:g})",
+                                    a[bad][0])
     return a
 
 
@@ -101,20 +131,23 @@ def tradeoff_eps_grid(eps_max: float, eps_step: float = EPS_STEP) -> np.ndarray:
     return np.arange(n + 1) * eps_step
 
 
-def _branch_lines(eps: np.ndarray, delta: np.ndarray, shift: bool):
+def _branch_lines(eps: np.ndarray, delta: np.ndarray, shift: bool,
+                  reverse: np.ndarray | None = None):
     """The lines of the two branches for grid points (``shift`` False: at each point with its
     own δ — the upper end) or for cells (``shift`` True: cell k = [ε_k, ε_{k+1}] with
-    δ(ε_{k+1}) and e^{±ε_k} — the lower end)."""
+    δ(ε_{k+1}) and e^{±ε_k} — the lower end). Branch 2 reads ``reverse`` (the reversed
+    pair's profile, default ``delta``)."""
     e_lo = eps[:-1] if shift else eps
     d = delta[1:] if shift else delta
+    r = d if reverse is None else (reverse[1:] if shift else reverse)
     x = np.exp(e_lo)
     y = np.exp(-e_lo)
-    # branch 1: δ + α e^ε ; branch 2: 1 − e^{−ε}(1 − δ) + α e^{−ε}
-    return (np.concatenate([d, 1.0 - y * (1.0 - d)]), np.concatenate([x, y]))
+    # branch 1: δ + α e^ε ; branch 2: 1 − e^{−ε}(1 − δ_rev) + α e^{−ε}
+    return (np.concatenate([d, 1.0 - y * (1.0 - r)]), np.concatenate([x, y]))
 
 
 def _envelope(eps: np.ndarray, delta: np.ndarray, alpha: np.ndarray, ratio: int,
-              lower: bool) -> np.ndarray:
+              lower: bool, reverse: np.ndarray | None = None) -> np.ndarray:
     """min over the ε grid (points, or cells when ``lower``) of both branches, two-level.
 
     For each α: the coarse grid (every ``ratio``-th point; its cells are unions of ``ratio``
@@ -129,8 +162,9 @@ def _envelope(eps: np.ndarray, delta: np.ndarray, alpha: np.ndarray, ratio: int,
     if (n - 1) % ratio:
         ratio = 1
     coarse_idx = np.arange(0, n, ratio)
-    a, b = _branch_lines(eps[coarse_idx], delta[coarse_idx], shift=lower)
-    fa, fb = _branch_lines(eps, delta, shift=lower)
+    rev = delta if reverse is None else reverse
+    a, b = _branch_lines(eps[coarse_idx], delta[coarse_idx], lower, rev[coarse_idx])
+    fa, fb = _branch_lines(eps, delta, lower, rev)
     m = coarse_idx.size - 1 if lower else coarse_idx.size  # coarse lines per branch
     f = n - 1 if lower else n  # fine lines per branch
     best = np.empty(alpha.size)
@@ -173,7 +207,9 @@ def _envelope(eps: np.ndarray, delta: np.ndarray, alpha: np.ndarray, ratio: int,
 
 
 def tradeoff_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
-                          delta_lower: np.ndarray | None, fpr, *, eps_step: float = EPS_STEP
+                          delta_lower: np.ndarray | None, fpr, *, eps_step: float = EPS_STEP,
+                          reverse_upper: np.ndarray | None = None,
+                          reverse_lower: np.ndarray | None = None
                           ) -> tuple[np.ndarray, np.ndarray | None]:
     """Certified bracket on the TPR of the best attack at each ``fpr`` (module docstring).
 
@@ -182,17 +218,24 @@ def tradeoff_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
     without lower profile values). The margins: the lines are evaluated in floating point with
     a relative error of a few ulp, covered by raising the upper end and lowering the lower end
     by 1e-12 relative.
+
+    With ``reverse_upper``/``reverse_lower`` (the profile of the reversed pair, Q against P)
+    the curve is that of one ordered pair: TPR(α) = inf over ε ∈ ℝ of H_{e^ε}(P‖Q) + α e^ε,
+    where for ε < 0, H_{e^ε}(P‖Q) = 1 − e^ε + e^ε H_{e^{−ε}}(Q‖P) — branch 2 with the reversed
+    pair's δ — exact, not symmetrised (:func:`best_attack`).
     """
     alpha = _check_fpr(fpr)
     eps = np.asarray(eps, dtype=float)
     if eps.ndim != 1 or eps.size < 2 or eps[0] != 0.0 or np.any(np.diff(eps) <= 0):
         raise InvalidParameterError("eps", "an increasing grid starting at 0", eps[:3])
     ratio = max(int(round(COARSE_STEP / eps_step)), 1)
-    up = _envelope(eps, np.asarray(delta_upper, dtype=float), alpha, ratio, lower=False)
+    up = _envelope(eps, np.asarray(delta_upper, dtype=float), alpha, ratio, lower=False,
+                   reverse=None if reverse_upper is None else np.asarray(reverse_upper, float))
     up = np.minimum(np.maximum(up * (1 + 1e-12), alpha), 1.0)
     if delta_lower is None:
         return up, None
-    low = _envelope(eps, np.asarray(delta_lower, dtype=float), alpha, ratio, lower=True)
+    low = _envelope(eps, np.asarray(delta_lower, dtype=float), alpha, ratio, lower=True,
+                    reverse=None if reverse_lower is None else np.asarray(reverse_lower, float))
     low = np.maximum(low * (1 - 1e-12), alpha)
     bad = low > up * (1 + 1e-9) + 1e-300
     if np.any(bad):  # one of the two ends would be wrong: refuse rather than print it
@@ -203,9 +246,65 @@ def tradeoff_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
     return up, np.minimum(low, up)
 
 
+def reversed_orientation(name: str, names) -> str | None:
+    """The orientation that dominates the reversed ordered pairs of ``name``'s: ``remove`` ↔
+    ``add`` (Poisson under add/remove), ``mixed{a}`` ↔ ``mixed{K−a}`` (a group of K with a
+    removals: reversed, K − a removals), ``symmetric`` itself; ``None`` if not among
+    ``names``."""
+    names = tuple(names)
+    if name == "symmetric":
+        out = name
+    elif name in ("remove", "add"):
+        out = "add" if name == "remove" else "remove"
+    elif name.startswith("mixed"):
+        k = len([n for n in names if n.startswith("mixed")]) + 1  # the group size
+        out = f"mixed{k - int(name[len('mixed'):])}"
+    else:
+        out = None
+    return out if out in names else None
+
+
+def best_attack(eps: np.ndarray, orientations: dict, fpr, *, eps_step: float = EPS_STEP
+                ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Certified bracket on the best attack's TPR over every ordered pair of neighbours, from
+    the profile of each orientation (``{name: (upper, lower or None)}`` on the grid ``eps``).
+
+    An ordered pair of datasets is dominated by one orientation's composed pair and its
+    reverse by the reversed orientation's (:func:`reversed_orientation`), so its curve is that
+    of :func:`tradeoff_from_profile` with branch 2 on the reversed orientation — both ends
+    certified for that pair — and the best attack is the maximum over orientations. This is
+    min(T, T⁻¹) for Poisson's two orientations, not its convex hull: the symmetrised curve of
+    the ledger's profile (one orientation set, or a missing reversal) is only ever at least
+    this. Returns ``None`` when an orientation has no reversal among ``orientations``.
+    """
+    names = tuple(orientations)
+    ups, lows = [], []
+    for name in names:
+        rev = reversed_orientation(name, names)
+        if rev is None:
+            return None
+        up_o, low_o = orientations[name]
+        up_r, low_r = orientations[rev]
+        both = low_o is not None and low_r is not None
+        up, low = tradeoff_from_profile(eps, up_o, low_o if both else None, fpr,
+                                        eps_step=eps_step, reverse_upper=up_r,
+                                        reverse_lower=low_r if both else None)
+        ups.append(up)
+        lows.append(low)
+    low = None if any(v is None for v in lows) else np.max(lows, axis=0)
+    return np.max(ups, axis=0), low
+
+
 def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
                         delta_lower: np.ndarray | None, *, fpr_min: float = 1e-6,
                         tol: float = 1e-4, eps_step: float = EPS_STEP) -> Bracket:
+    """:func:`gdp_mu` of the symmetrised curve of one profile bracket."""
+    return gdp_mu(lambda a: tradeoff_from_profile(eps, delta_upper, delta_lower, a,
+                                                  eps_step=eps_step),
+                  fpr_min=fpr_min, tol=tol)
+
+
+def gdp_mu(tpr_of, *, fpr_min: float = 1e-6, tol: float = 1e-4) -> Bracket:
     """Certified bracket on μ*, the smallest μ such that the ledger's trade-off curve lies above
     the μ-GDP curve G_μ (Dong et al. 2022, Definition 2.7) at every test whose two error rates
     (FPR and FNR) are both at least ``fpr_min`` — μ itself for a μ-GDP mechanism, and the
@@ -233,7 +332,7 @@ def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
     """
     from scipy.special import ndtr, ndtri
 
-    fpr_min = check_real("fpr_min", fpr_min, "(0, 0.5)")
+    fpr_min = float(_check_fpr(fpr_min, "fpr_min", upper=0.5)[0])
     cap = 1.0 - fpr_min
     z_max = -float(ndtri(fpr_min))
     z = np.linspace(-z_max, 0.0, max(int(math.ceil(z_max / 2e-3)), 2) + 1)
@@ -242,8 +341,7 @@ def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
         return np.clip(ndtr(zs), fpr_min, 0.5)
 
     def evaluate(zs):
-        up, low = tradeoff_from_profile(eps, delta_upper, delta_lower, alpha_of(zs),
-                                        eps_step=eps_step)
+        up, low = tpr_of(alpha_of(zs))
         # without a lower curve, only TPR ≥ α is known below
         return up, (alpha_of(zs) if low is None else low)
 
@@ -253,6 +351,7 @@ def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
         return np.where(low[:-1] <= cap, bound, -np.inf)
 
     up, low = evaluate(z)
+    has_lower = tpr_of(np.array([0.25]))[1] is not None
     for _ in range(3):
         # the cells' excess over the upper curve's own point values is what splitting removes
         with np.errstate(divide="ignore"):
@@ -269,10 +368,18 @@ def gdp_mu_from_profile(eps: np.ndarray, delta_upper: np.ndarray,
         z = np.concatenate([z, new])[order]
         up = np.concatenate([up, nu])[order]
         low = np.concatenate([low, nl])[order]
+    if not has_lower and up[0] >= cap:
+        return Bracket(None, math.inf)  # the upper curve alone cannot place any test in range
+    if low[0] > cap:
+        # even at FPR = fpr_min the best attack's TPR exceeds 1 − fpr_min: no test has both
+        # error rates ≥ fpr_min, and μ(fpr_min) > 2 Φ⁻¹(1 − fpr_min) — more than the range can
+        # resolve. Reported as that lower end with no finite upper end (found in review: the
+        # empty set gave μ = 0 for a 20-GDP mechanism)
+        return Bracket(max(2.0 * float(ndtri(cap)) - 1e-9, 0.0), math.inf)
     # ndtri is accurate to a few ulp; margins of 1e-12 absolute cover it
     mu_up = float(np.max(cells(z, up, low))) + 1e-12
-    mu_up = max(mu_up, 0.0)  # (no cell meets the set: every test has an error rate < fpr_min)
-    if delta_lower is None:
+    mu_up = max(mu_up, 0.0)
+    if not has_lower:
         return Bracket(None, mu_up)
     with np.errstate(divide="ignore"):
         point = np.where(up <= cap, ndtri(low) - ndtri(alpha_of(z)), -np.inf)

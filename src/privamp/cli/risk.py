@@ -42,7 +42,8 @@ from ._common import (
 __all__ = ["add_plot_tradeoff", "add_tradeoff"]
 
 #: Python parameter names -> options, for error messages
-OPTION_NAMES = {"fpr": "--fpr", "fpr_min": "--fpr-min", "steps": "--steps"}
+OPTION_NAMES = {"fpr": "--fpr", "fpr_min": "--fpr-min", "steps": "--steps",
+                "grid_step": "--grid-step"}
 
 
 def _add_risk_options(p, *, fpr_required: bool) -> None:

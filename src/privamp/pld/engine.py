@@ -902,6 +902,9 @@ class PldProfile:
     fft_sizes: dict = field(default_factory=dict)
     seconds: float = 0.0
     lower_note: str = ""
+    #: each orientation's own (upper, lower or None) values: the profile of the composed pair
+    #: that dominates one ordered pair of neighbours (``upper``/``lower`` are their maxima)
+    orientations: dict = field(default_factory=dict)
 
 
 def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float | None = None,
@@ -937,21 +940,30 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
     if done is not None:
         zero = np.zeros(eps.size)
         return PldProfile(eps, zero, zero.copy(), _NO_GRID, _NO_GRID, {},
-                          time.perf_counter() - start)
+                          time.perf_counter() - start,
+                          orientations={"symmetric": (zero, zero.copy())})
     if single is not None:
-        with np.errstate(over="ignore", under="ignore"):
-            up = np.max([np.exp(c.log_upper(eps)) for c in single.values()], axis=0)
-            # exp of a rounded-up logarithm may land an ulp below the value: lift it
-            up = np.minimum(up * (1 + 4 * ULP * (1 + np.abs(np.log(np.maximum(up, 1e-300))))),
-                            1.0)
-            if not all(c.convex for c in single.values()):
-                return PldProfile(eps, up, None, _NO_GRID, None, {},
-                                  time.perf_counter() - start, _NOT_CONVEX)
-            low = np.max([np.exp(c.log_lower(eps)) for c in single.values()], axis=0)
-            low = np.maximum(low * (1 - 4 * ULP * (1 + np.abs(np.log(np.maximum(low, 1e-300))))),
-                             0.0)
+        convex = all(c.convex for c in single.values())
+        by_name = {}
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            for name, c in single.items():
+                up = np.exp(c.log_upper(eps))
+                # exp of a rounded-up logarithm may land an ulp below the value: lift it
+                up = np.minimum(up * (1 + 4 * ULP * (1 + np.abs(np.log(np.maximum(up, 1e-300))))),
+                                1.0)
+                low = None
+                if convex:
+                    low = np.exp(c.log_lower(eps))
+                    low = np.minimum(np.maximum(low * (1 - 4 * ULP * (1 + np.abs(np.log(
+                        np.maximum(low, 1e-300))))), 0.0), up)
+                by_name[name] = (up, low)
+        up = np.max([v[0] for v in by_name.values()], axis=0)
+        if not convex:
+            return PldProfile(eps, up, None, _NO_GRID, None, {}, time.perf_counter() - start,
+                              _NOT_CONVEX, orientations=by_name)
+        low = np.max([v[1] for v in by_name.values()], axis=0)
         return PldProfile(eps, up, np.minimum(low, up), _NO_GRID, _NO_GRID, {},
-                          time.perf_counter() - start)
+                          time.perf_counter() - start, orientations=by_name)
     tail_total = 1e-15
     total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
     mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
@@ -978,27 +990,31 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
     h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
     fit = _Fitter(all_items, grid_step is not None, advice)
     sizes: dict = {}
-    upper = np.zeros(eps.size)
+    ups: dict = {}
     for name in sets:
         comp = fit(lambda hh, it=sets[name], rg=ranges_by_set[name]: _compose_set(
             it, rg, hh, "upper", tail_total, 0.0, cache), h_u, "upper")
-        upper = np.maximum(upper, np.atleast_1d(comp.delta(eps)))
+        ups[name] = np.atleast_1d(comp.delta(eps))
         sizes[f"upper/{name}"] = comp.fft_size
+    upper = np.max(list(ups.values()), axis=0)
     h_u = fit.used.get("upper", h_u)
     if not all(curve.convex for items in sets.values() for curve, _ in items):
         return PldProfile(eps, upper, None, h_u, None, sizes, time.perf_counter() - start,
-                          _NOT_CONVEX)
+                          _NOT_CONVEX, orientations={n: (u, None) for n, u in ups.items()})
     if fit.coarsened:
         h_l = max(h_l, h_u)
-    lower = np.zeros(eps.size)
+    lows: dict = {}
     for name in sets:
         comp = fit(lambda hh, it=sets[name], rg=ranges_by_set[name]: _compose_set(
             it, rg, hh, "lower", tail_total, 0.0, cache), h_l, "lower")
-        lower = np.maximum(lower, np.atleast_1d(comp.delta(eps)))
+        lows[name] = np.atleast_1d(comp.delta(eps))
         sizes[f"lower/{name}"] = comp.fft_size
-    bad = lower > upper * (1 + 1e-9) + 1e-300
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        _checked_lower(float(lower[i]), float(upper[i]))  # raises
-    return PldProfile(eps, upper, np.minimum(lower, upper), h_u, fit.used.get("lower", h_l),
-                      sizes, time.perf_counter() - start)
+        bad = lows[name] > ups[name] * (1 + 1e-9) + 1e-300
+        if np.any(bad):
+            i = int(np.flatnonzero(bad)[0])
+            _checked_lower(float(lows[name][i]), float(ups[name][i]))  # raises
+        lows[name] = np.minimum(lows[name], ups[name])
+    lower = np.max(list(lows.values()), axis=0)
+    return PldProfile(eps, upper, lower, h_u, fit.used.get("lower", h_l), sizes,
+                      time.perf_counter() - start,
+                      orientations={n: (ups[n], lows[n]) for n in ups})
