@@ -104,6 +104,7 @@ def _cmd_tradeoff(args: argparse.Namespace) -> int:
     result = {"points": curve.points(), "mu": mu.upper, "mu_lower": mu.lower,
               "fpr_min": fpr_min, "advantage": adv.upper, "advantage_lower": adv.lower,
               "accountant": args.accountant, "certified": acc.certified,
+              "lower_end_of": acc.lower_end_of,
               "mechanism": describe_mechanism(mech), "sampling": describe_scheme(scheme),
               "relation": outer.value, "steps": acc.steps, "group_size": acc.group_size,
               "details": curve.details}
