@@ -1,4 +1,4 @@
-"""The figure of docs/issue20/filter.md: certified ε spent against the step, with the budget
+"""The figure of docs/privacy-filter.md: certified ε spent against the step, with the budget
 line and where each filter stops (PLD filter, RDP filter on a fixed sequence, adaptive Rényi
 filter at its fixed order).
 
