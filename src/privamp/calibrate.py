@@ -509,11 +509,7 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
     sens = check_real("sensitivity", sensitivity, "(0, inf)")
     rtol = check_real("rtol", rtol, "(0, 0.5]")
     cls = _noise_class(mechanism)
-    if scheme is not None:
-        outer, base_rel = scheme.resolve(relation)
-    else:
-        outer = base_rel = (NeighbouringRelation.ADD_REMOVE if relation is None
-                            else NeighbouringRelation.parse(relation))
+    outer, base_rel = _relations(scheme, relation)
     cache = _new_cache()
 
     def build(noise, coarse=False):
@@ -536,6 +532,16 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
                   lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol, guess=max(guess, sens * 1e-2),
                   coarse=evaluate_coarse if backend == "pld" else None, slope=-1.5)
     return _finish(cls.noise, out.value, out, build, target, delta, backend, report_lower)
+
+
+def _relations(scheme: SamplingScheme | None, relation) -> tuple:
+    """(relation on the whole dataset, relation the base mechanism is stated under): the
+    scheme's (:meth:`SamplingScheme.resolve`), or the given one (add/remove by default)."""
+    if scheme is not None:
+        return scheme.resolve(relation)
+    rel = (NeighbouringRelation.ADD_REMOVE if relation is None
+           else NeighbouringRelation.parse(relation))
+    return rel, rel
 
 
 def _guess_rate(scheme) -> float:
@@ -860,11 +866,7 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
         target = check_real("advantage", advantage, "(0, 1)")
         mu = 2.0 * float(ndtri((1.0 + target) / 2.0))  # advantage of μ-GDP: 2Φ(μ/2) − 1
     cls = _noise_class(mechanism)
-    if scheme is not None:
-        outer, base_rel = scheme.resolve(relation)
-    else:
-        outer = base_rel = (NeighbouringRelation.ADD_REMOVE if relation is None
-                            else NeighbouringRelation.parse(relation))
+    outer, base_rel = _relations(scheme, relation)
     cache = _new_cache()
 
     def build(noise):
