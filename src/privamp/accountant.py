@@ -272,8 +272,9 @@ class Accountant:
 
         ``group_size`` K ≥ 1: the guarantee is for groups of K records (K insertions/removals
         or K substitutions), the same K for every line of a ledger (:mod:`privamp.pld.group`:
-        tight pairs for Poisson under add/remove of the Gaussian, the post-hoc group bound of
-        the amplified profile otherwise; ``details["group_bound"]`` says which).
+        tight pairs for Poisson under add/remove of the Gaussian, the coupling bound for other
+        mechanisms under Poisson and for WOR/WR, the post-hoc group bound of the amplified
+        profile otherwise; ``details["group_bound"]`` says which).
         """
         seen = (mechanism, scheme, relation, group_privacy, label, group_size)
         try:
@@ -447,7 +448,7 @@ class Accountant:
             rel = None if ev.scheme is None else ev.effective_relation
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
-        if self.group_bound == "post-hoc":
+        if self.group_bound in ("post-hoc", "coupling"):
             return "bound"
         return "mechanism"
 
@@ -471,15 +472,19 @@ class Accountant:
 
     @property
     def group_bound(self) -> str | None:
-        """``"tight"`` or ``"post-hoc"``: the group bound of the ledger (``None`` for groups of
-        one record). Tight only if every line is (:func:`privamp.pld.group.group_pair_curves`)."""
+        """``"tight"``, ``"coupling"`` or ``"post-hoc"``: the group bound of the ledger
+        (``None`` for groups of one record) — the weakest of its lines'
+        (:func:`privamp.pld.group.group_pair_curves`)."""
         if self.group_size == 1:
             return None
         from .pld.group import group_bound
 
         kinds = {group_bound(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
                  for ev in self._events}
-        return "tight" if kinds == {"tight"} else "post-hoc"
+        for kind in ("post-hoc", "coupling"):
+            if kind in kinds:
+                return kind
+        return "tight"
 
     def _check_group_size(self, group_size: Any) -> int:
         """``group_size`` validated, and the same as the ledger's (a guarantee is for one K)."""

@@ -57,6 +57,7 @@ from .relations import NeighbouringRelation
 __all__ = [
     "BlackBoxGroupProfile",
     "GroupPrivacy",
+    "MinimumProfile",
     "PrivacyProfile",
     "TabulatedProfile",
     "ZeroProfile",
@@ -522,6 +523,55 @@ class BlackBoxGroupProfile(PrivacyProfile):
 # -------------------------------------------------------------------------------------------
 # tabulated profiles
 # -------------------------------------------------------------------------------------------
+
+
+class MinimumProfile(PrivacyProfile):
+    """The pointwise smaller of several upper bounds on one privacy profile (same relation).
+
+    Each part bounds the true δ(ε) at every ε, so their minimum does too. The minimum of curves
+    is not convex in e^ε in general, so ``is_curve`` is False: the PLD engine composes its
+    convex-safe form and a composition has a certified upper end. Lower values: the minimum of
+    the parts' lower values (a lower bound on the function represented, never a guarantee).
+
+    >>> from privamp import GaussianMechanism
+    >>> a, b = GaussianMechanism(1.0).profile(), GaussianMechanism(2.0).profile()
+    >>> MinimumProfile([a, b]).delta(1.0) == b.delta(1.0)
+    True
+    """
+
+    is_curve = False
+
+    def __init__(self, parts):
+        parts = list(parts)
+        if not parts or not all(isinstance(p, PrivacyProfile) for p in parts):
+            raise InvalidParameterError("parts", "a non-empty sequence of PrivacyProfile", parts)
+        relations = {p.relation for p in parts}
+        if len(relations) > 1:
+            raise UnsupportedCombinationError(
+                "MinimumProfile needs bounds for one relation, got "
+                + ", ".join(sorted(r.value for r in relations)))
+        self.parts = parts
+        self.relation = parts[0].relation
+        self.certified = all(getattr(p, "certified", True) for p in parts)
+
+    def _log_delta(self, eps):
+        return np.min([p._log_delta(eps) for p in self.parts], axis=0)
+
+    def _log_delta_lower(self, eps):
+        return np.min([p._log_delta_lower(eps) for p in self.parts], axis=0)
+
+    @property
+    def pure_epsilon(self) -> float:
+        return min(p.pure_epsilon for p in self.parts)
+
+    def _mgf_tail(self, s, start):
+        # ∫ e^{sε} min(f, g) ≤ min(∫ e^{sε} f, ∫ e^{sε} g)
+        tails = [p._mgf_tail(s, start) for p in self.parts]
+        tails = [t for t in tails if t is not None]
+        return min(tails) if tails else None
+
+    def __repr__(self) -> str:
+        return f"MinimumProfile({', '.join(repr(p) for p in self.parts)})"
 
 
 class TabulatedProfile(PrivacyProfile):

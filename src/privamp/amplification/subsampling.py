@@ -41,7 +41,7 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
-from .._validation import check_enum, check_real_array
+from .._validation import check_enum, check_int, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
 from ..profiles import GroupPrivacy, PrivacyProfile
@@ -94,16 +94,29 @@ class AmplifiedProfile(PrivacyProfile):
     """
 
     def __init__(self, base: PrivacyProfile, scheme: SamplingScheme,
-                 relation: NeighbouringRelation, group_privacy: GroupPrivacy | None = None):
+                 relation: NeighbouringRelation, group_privacy: GroupPrivacy | None = None,
+                 group_size: int = 1):
         self.base = base
         self.scheme = scheme
         self.relation = relation
         self.group_privacy = group_privacy
-        self.multiplicity = scheme.multiplicity()
-        self.eta = scheme.amplification_eta
-        #: η rounded down (lower values)
-        self.eta_lower = scheme.amplification_eta_lower
+        self.group_size = group_size
         self.theorem = scheme.theorem(relation)
+        if group_size == 1:
+            self.multiplicity = scheme.multiplicity()
+            self.eta = scheme.amplification_eta
+            #: η rounded down (lower values)
+            self.eta_lower = scheme.amplification_eta_lower
+        else:
+            # a group of K records (privamp.pld.group): K counts the draws that hit the group
+            mult = scheme.group_multiplicity(group_size, relation)
+            if mult is None:
+                raise UnsupportedCombinationError(
+                    f"{scheme!r} under {relation.value!r} has no coupling bound for groups of "
+                    f"{group_size} records (privamp.pld.group uses the post-hoc bound there)")
+            self.multiplicity = mult
+            self.eta, self.eta_lower = mult.eta, mult.eta_lower
+            self.theorem += f", groups of {group_size} records (coupling of the group's draws)"
         self.certified = scheme.certified and getattr(base, "certified", True)
         lw = self.multiplicity.log_pmf
         self._ks = np.flatnonzero(lw[1:] > -np.inf) + 1
@@ -439,6 +452,7 @@ def amplify(
     scheme: SamplingScheme,
     relation: NeighbouringRelation | str | None = None,
     group_privacy: GroupPrivacy | str | None = None,
+    group_size: int = 1,
 ) -> PrivacyProfile:
     """The privacy profile of ``mechanism`` run on a subsample drawn by ``scheme``.
 
@@ -456,6 +470,11 @@ def amplify(
     group_privacy : "white-box", "black-box" or None
         How the group profiles δ_k (k ≥ 2 copies) are obtained (default: white-box where the
         mechanism knows them).
+    group_size : int
+        The guarantee is for groups of this many records (default 1): the multiplicity law
+        becomes that of the draws hitting the group
+        (:meth:`~privamp.sampling.SamplingScheme.group_multiplicity`; Poisson under add/remove,
+        WOR and WR under substitution), the rest of the formula unchanged.
 
     Returns
     -------
@@ -487,6 +506,8 @@ def amplify(
             f"(restate its sensitivity under {needed.value!r})")
     group = None if group_privacy is None else check_enum("group_privacy", group_privacy,
                                                           GroupPrivacy)
-    if isinstance(scheme, Poisson) and outer is S:
+    k = group_size if type(group_size) is int and group_size >= 1 else check_int(
+        "group_size", group_size, "[1, inf)")
+    if isinstance(scheme, Poisson) and outer is S and k == 1:
         return PoissonSubstitutionProfile(profile, scheme)
-    return AmplifiedProfile(profile, scheme, outer, group)
+    return AmplifiedProfile(profile, scheme, outer, group, group_size=k)

@@ -331,6 +331,9 @@ def _budget(args, delta, acc, mech, scheme, outer, progress) -> dict:
 _GROUP_BOUND_NOTE = {
     "tight": "tight group bound (the exact pairs of a group of records: Schuchardt et al. "
              "2024 for Poisson, the mechanism's own group profile without sampling)",
+    "coupling": "coupling group bound (the subsamples coupled draw by draw, the group's hit "
+                "count with the mechanism's group profiles, BBG Theorem 8; valid, not known to "
+                "be tight)",
     "post-hoc": "post-hoc group bound (group privacy applied to the amplified profile of one "
                 "record, Vadhan's lemma: valid, not tight)",
 }

@@ -260,6 +260,30 @@ class SamplingScheme(abc.ABC):
     def multiplicity(self) -> MultiplicityPmf:
         """Law of the number of copies of the differing record in one subsample."""
 
+    def group_multiplicity(self, group_size: int,
+                           relation: NeighbouringRelation | str | None = None
+                           ) -> MultiplicityPmf | None:
+        """Law of the number of draws that hit a fixed set of ``group_size`` records — the
+        records a group of K-neighbours differs in — or ``None`` where privamp has no coupling
+        argument for groups under ``relation`` (then groups use the post-hoc bound).
+
+        Where it is given, the subsamples of the two datasets, coupled position by position,
+        differ in exactly that many records, and the law of the subsamples that hit no member
+        of the group is the same for both: the coupling argument of Balle, Barthe, Gaboardi
+        2018 (Theorem 8, and the proofs of Theorems 9, 10) then bounds the profile of M ∘ S by
+        ``Σ_k P(hits = k) δ_k(ε)`` at ε' = log(1 + η(e^ε − 1)), η = P(hits ≥ 1), with δ_k the
+        mechanism's k-group profile (:mod:`privamp.pld.group`). At K = 1 this is
+        :meth:`multiplicity`.
+        """
+        return None
+
+    def _check_group_in_dataset(self, k: int) -> None:
+        n = getattr(self, "n", None)
+        if n is not None and k > n:
+            raise InvalidParameterError(
+                "group_size", f"at most the dataset size n = {n} (a group of records of the "
+                f"dataset) for {self!r}", k)
+
     @property
     def eta(self) -> float:
         """η = P(the differing record appears in the subsample), rounded up."""
@@ -356,6 +380,23 @@ class Poisson(SamplingScheme):
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.bernoulli(self.rate)
 
+    def group_multiplicity(self, group_size, relation=None):
+        """Binomial(K, γ) under add/remove: the members of the group that are kept. With every
+        record of D ∪ A ∪ B given its own coin (x = D ∪ A, x' = D ∪ B, |A| + |B| = K), the
+        subsamples are D_s ∪ A_s and D_s ∪ B_s, at add/remove distance |A_s| + |B_s|; when no
+        coin of the group comes up both are D_s; and D_s ∪ A_s is at distance |A_s| ≤ |A_s| +
+        |B_s| from D_s, an independent copy of the no-hit law (the group profiles are for path
+        distance ≤ k). Under substitution ``None``."""
+        k = check_int("group_size", group_size, "[1, inf)")
+        if self.resolve(relation)[0] is not R:
+            return None
+        from .._numerics import binomial_logpmf
+
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_pmf = np.asarray(binomial_logpmf(np.arange(k + 1, dtype=float), k, self.rate),
+                                 dtype=float)
+        return MultiplicityPmf(np.where(np.isnan(log_pmf), -np.inf, log_pmf))
+
     @classmethod
     def examples(cls):
         rates = (1e-9, 1e-6, 0.01, 0.5, 1 - 1e-12, 1.0)
@@ -432,6 +473,16 @@ class WithoutReplacement(SamplingScheme):
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.bernoulli(self.m / self.n)
 
+    def group_multiplicity(self, group_size, relation=None):
+        """Hypergeometric(n, K, m): the members of the group among the m positions drawn;
+        coupling a subsample with no member to one with k members replaces each member by a
+        record outside the group (uniform on the subsets that miss the group)."""
+        k = check_int("group_size", group_size, "[1, inf)")
+        if self.resolve(relation)[0] is not S:
+            return None
+        self._check_group_in_dataset(k)
+        return MultiplicityPmf.point(k).then_without_replacement(self.n, self.m)
+
     @classmethod
     def examples(cls):
         return [cls(n, m) for n in (1, 10, 1000) for m in sorted({1, max(n - 1, 1), n})]
@@ -483,6 +534,17 @@ class WithReplacement(SamplingScheme):
 
     def multiplicity(self) -> MultiplicityPmf:
         return MultiplicityPmf.point(1).then_with_replacement(self.n, self.m)
+
+    def group_multiplicity(self, group_size, relation=None):
+        """Binomial(m, K/n) under substitution: the draws that land on the group (a record
+        drawn twice counts twice); coupling a subsample with no such draw to one with k redraws
+        each of them uniformly outside the group. Under add/remove (the hybrid Theorem 11)
+        ``None``."""
+        k = check_int("group_size", group_size, "[1, inf)")
+        if self.resolve(relation)[0] is not S:
+            return None
+        self._check_group_in_dataset(k)
+        return MultiplicityPmf.point(k).then_with_replacement(self.n, self.m)
 
     @classmethod
     def examples(cls):
