@@ -169,7 +169,8 @@ def _checked_lower(low: float, upper: float) -> float:
 
 
 _NOT_CONVEX = ("no lower end: a step's bound is not itself a privacy profile (not convex in "
-               "e^ε; BBG Theorem 14), so only the upper end is certified")
+               "e^ε: BBG Theorem 14, a black-box or post-hoc group bound, the smaller of two "
+               "bounds), so only the upper end is certified")
 
 
 def _log_p_inf(items, lower: bool) -> float:
