@@ -446,6 +446,9 @@ class Accountant:
                     return "bound"
                 continue
             rel = None if ev.scheme is None else ev.effective_relation
+            if ev.group_size > 1:
+                # groups: the group pairs decide (privamp.pld.group), not the one-record rule
+                continue
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
         if self.group_bound in ("post-hoc", "coupling"):
