@@ -41,6 +41,7 @@ from .errors import (
     InconsistentBoundsError,
     InvalidParameterError,
     InvalidTypeError,
+    NumericalError,
     UnsupportedCombinationError,
 )
 from .mechanisms.base import Mechanism
@@ -960,10 +961,26 @@ class PldBackend(AccountingBackend):
         kw = dict(eps_error=acc.eps_error, upper_error=acc.upper_error,
                   grid_step=acc.grid_step, cache=acc.query_cache, shared_grid=acc.shared_grid)
         low_events = self.events(acc, lower_side=True) if lower else None
-        res = pld_epsilon(self.events(acc), delta, lower=lower and low_events is None, **kw)
+        try:
+            res = pld_epsilon(self.events(acc), delta, lower=lower and low_events is None, **kw)
+        except NumericalError as err:
+            # a per-step group bound whose loss range overflows (Vadhan's factor on a MUST
+            # profile): group privacy after composition may still answer
+            if acc.group_size == 1 or acc.group_bound == "tight":
+                raise
+            try:
+                after = self._group_after(acc, Bracket(None, math.inf), delta=delta)
+            except NumericalError:
+                after = Bracket(None, math.inf)
+            if not math.isfinite(after.upper):
+                raise NumericalError(
+                    f"groups of {acc.group_size} records: the per-step group bound fails ({err}) "
+                    f"and group privacy applied after composition finds no ε at δ = {delta:g}; "
+                    "ask for a smaller group size or a larger δ") from err
+            return after
         _record(acc, res)
         if low_events is None:
-            return res.bracket
+            return self._group_after(acc, res.bracket, delta=delta)
         # the upper end from the certified upper pairs, the lower end from the pairs that bound
         # the mechanism from below (shuffling: Chua et al.'s construction)
         low = pld_epsilon(low_events, delta, lower=True, **kw)
@@ -974,14 +991,48 @@ class PldBackend(AccountingBackend):
         from .pld.engine import pld_delta
 
         kw = dict(delta_error=acc.delta_error, grid_step=acc.grid_step, cache=acc.query_cache)
-        res = pld_delta(self.events(acc), eps, **kw)
+        try:
+            res = pld_delta(self.events(acc), eps, **kw)
+        except NumericalError:
+            if acc.group_size == 1 or acc.group_bound == "tight":
+                raise
+            return self._group_after(acc, Bracket(None, 1.0), eps=eps)
         _record(acc, res)
         low_events = self.events(acc, lower_side=True)
         if low_events is None:
-            return res.bracket
+            return self._group_after(acc, res.bracket, eps=eps)
         low = pld_delta(low_events, eps, **kw)
         acc.details["lower_from"] = "the best known lower bound's pairs"
         return Bracket(min(low.bracket.lower, res.bracket.upper), res.bracket.upper)
+
+
+    @staticmethod
+    def _group_after(acc: Accountant, bracket: Bracket, *, delta: float | None = None,
+                     eps: float | None = None) -> Bracket:
+        """For groups without a tight pair: the smaller of the per-step group bound and group
+        privacy applied once to the composed one-record guarantee
+        (:func:`privamp.pld.group.composed_group_epsilon`); both are valid upper bounds. When
+        the second is used the lower end is dropped (it bounded the first route only)."""
+        if acc.group_size == 1 or acc.group_bound == "tight":
+            return bracket
+        from .pld.engine import PldEvent
+        from .pld.group import composed_group_delta, composed_group_epsilon
+
+        curves = acc.query_cache.pair_curves
+        one = [PldEvent(curves(ev.mechanism, ev.scheme, ev.relation, ev.group_privacy),
+                        ev.count, ev.label) for ev in acc.segments]
+        kw = dict(grid_step=acc.grid_step, cache=acc.query_cache)
+        if delta is not None:
+            after = composed_group_epsilon(one, acc.group_size, delta, bracket.upper, **kw)
+        else:
+            after = composed_group_delta(one, acc.group_size, eps, **kw)
+        if not acc.details or acc.details.get("backend") != "pld":
+            acc.details = {"backend": "pld", "group_size": acc.group_size,
+                           "group_bound": acc.group_bound}
+        acc.details["group_after_composition"] = bool(after < bracket.upper)
+        if after < bracket.upper:
+            return Bracket(None, after)
+        return bracket
 
 
 def _record(acc: Accountant, res) -> None:

@@ -335,8 +335,9 @@ _GROUP_BOUND_NOTE = {
     "coupling": "coupling group bound (the subsamples coupled draw by draw, the group's hit "
                 "count with the mechanism's group profiles, BBG Theorem 8; valid, not known to "
                 "be tight)",
-    "post-hoc": "post-hoc group bound (group privacy applied to the amplified profile of one "
-                "record, Vadhan's lemma: valid, not tight)",
+    "post-hoc": "post-hoc group bound (Vadhan's lemma applied to the amplified profile of one "
+                "record at each step, or once to the composed one-record guarantee, whichever "
+                "is smaller: valid, not tight)",
 }
 
 

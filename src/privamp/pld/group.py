@@ -613,3 +613,105 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
     if not isinstance(scheme, _BatchedScheme) and scheme.group_multiplicity(2, rel) is not None:
         return "tight" if _bit_input_ok(source, scheme, rel) else "coupling"
     return "post-hoc"
+
+
+# ---- group privacy after composition ----------------------------------------------------------
+
+
+def _vadhan_ratio_down(u: np.ndarray, k: int) -> np.ndarray:
+    """``(e^u − 1)/(e^{ku} − 1)`` rounded down (1/k at u = 0): Vadhan's factor inverted."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        num = np.expm1(u)
+        den = np.expm1(k * u)
+        r = np.where(u > 0, num / den, 1.0 / k)
+    # expm1 within 1 ulp each, k·u and the division a few more: 8 ulp of relative slack
+    return np.where(np.isfinite(r), r * (1 - 8 * ULP), 0.0)
+
+
+def _vadhan_factor_up(u: np.ndarray, k: int) -> np.ndarray:
+    """``(e^{ku} − 1)/(e^u − 1)`` rounded up (k at u = 0)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        f = np.where(u > 0, np.expm1(k * u) / np.expm1(u), float(k))
+    return np.where(np.isnan(f), np.inf, f * (1 + 8 * ULP))
+
+
+#: evaluations of the one-record ε in :func:`composed_group_epsilon`, the upward nudge of an
+#: extrapolated candidate, and the relative width at which the search stops
+_AFTER_STEPS = 16
+_AFTER_NUDGE = 2e-4
+_AFTER_WIDTH = 5e-4
+
+
+def composed_group_epsilon(events, group_size: int, delta: float, eps_max: float = math.inf,
+                           **kw) -> float:
+    """ε for groups of ``group_size`` records from the *composed* one-record guarantee: group
+    privacy (Vadhan 2017, Lemma 2.2) applied once to the whole composition, which is itself a
+    mechanism, instead of to each step. If the composition is (u, δ₁(u))-DP then for K-neighbours
+    it is (Ku, δ₁(u)(e^{Ku} − 1)/(e^u − 1))-DP, so every u with
+
+        δ₁(u) ≤ τ(u) = δ (e^u − 1)/(e^{Ku} − 1)
+
+    certifies ε = Ku. With g(u) = ε₁(τ(u)), ε₁ the certified upper end of the one-record
+    ledger's ε (:func:`~privamp.pld.engine.pld_epsilon`), g(u) ≤ u implies δ₁(u) ≤
+    δ₁(g(u)) ≤ τ(u) (δ₁ non-increasing): u is certified, and only such u are returned. The
+    search starts at u = ε₁(δ/K) (τ ≤ δ/K), moves up by the fixed point of the secant through
+    the last two uncertified points (g grows with u; plain iteration u ← g(u) where the secant
+    is steeper than 1), nudged up by 2e-4, then bisects between the largest uncertified and the
+    smallest certified u to 0.05 %; at most 16 evaluations of ε₁, ``inf`` if none certifies or
+    once Ku passes ``eps_max`` (the bound to beat). τ is rounded down and Ku up. Valid under any
+    relation (a chain of K neighbours). After many steps it can beat Vadhan's lemma applied to
+    each step, or lose to it (WOR(60000, 600), σ = 2, 1000 steps, K = 8: 8.37 against 7.56):
+    the accountant takes the smaller, and it answers where the per-step bound overflows."""
+    from .engine import pld_epsilon
+
+    k = check_int("group_size", group_size, "[2, inf)")
+
+    def g(u: float) -> float:
+        tau = float(delta * _vadhan_ratio_down(np.array([u]), k)[0])
+        if not tau > 0:
+            return math.inf
+        return pld_epsilon(events, tau, lower=False, **kw).bracket.upper
+
+    u = pld_epsilon(events, delta / k, lower=False, **kw).bracket.upper
+    lo, hi = None, None
+    pts: list[tuple[float, float]] = []
+    for _ in range(_AFTER_STEPS):
+        if not math.isfinite(u) or (hi is None and k * u >= eps_max):
+            break
+        v = g(u)
+        if v <= u:
+            hi = u
+        else:
+            lo = u
+            pts.append((u, v))
+        if hi is not None:
+            if lo is None or hi - lo <= _AFTER_WIDTH * hi:
+                break
+            u = 0.5 * (lo + hi)
+            continue
+        if not math.isfinite(v):
+            break
+        nxt = v
+        if len(pts) >= 2:
+            (u1, v1), (u2, v2) = pts[-2:]
+            slope = (v2 - v1) / (u2 - u1) if u2 != u1 else math.inf
+            if slope < 1:
+                nxt = max(v2, (v2 - slope * u2) / (1 - slope))
+        u = nxt * (1 + _AFTER_NUDGE)
+    if hi is None or k * hi >= eps_max:
+        return math.inf
+    return float(k * hi * (1 + 4 * ULP))
+
+
+def composed_group_delta(events, group_size: int, eps: float, **kw) -> float:
+    """δ(ε) for groups of ``group_size`` from the composed one-record guarantee (see
+    :func:`composed_group_epsilon`): δ₁(u)(e^{Ku} − 1)/(e^u − 1) at u = ε/K rounded down (Ku ≤
+    ε, δ₁ non-increasing), δ₁ the certified upper end (:func:`~privamp.pld.engine.pld_delta`),
+    the factor rounded up."""
+    from .engine import pld_delta
+
+    k = check_int("group_size", group_size, "[2, inf)")
+    u = float(eps) / k * (1 - 4 * ULP)
+    one = pld_delta(events, u, **kw).bracket.upper
+    val = one * float(_vadhan_factor_up(np.array([u]), k)[0]) * (1 + 4 * ULP)
+    return min(val, 1.0)
