@@ -138,6 +138,10 @@ class _LaplaceDoubleMixture:
         self.breaks = np.unique(np.concatenate([self.mu, self.nu]))
         self._memo: tuple | None = None
         self._pieces = self._closed_form_pieces()
+        # L (and its error bound) at the centres, once: L_min at t_min, L_max at t_max
+        self._break_loss = self.loss(self.breaks)
+        self._l_min = (self._break_loss[0][0], self._break_loss[1][0])
+        self._l_max = (self._break_loss[0][-1], self._break_loss[1][-1])
 
     # ---- the privacy loss --------------------------------------------------------------------
 
@@ -195,7 +199,7 @@ class _LaplaceDoubleMixture:
         s = self.breaks
         if self._pieces is None:
             return np.full(eps.shape, s[0]), np.zeros(eps.shape)
-        lvals = np.maximum.accumulate(self.loss(s)[0])
+        lvals = np.maximum.accumulate(self._break_loss[0])
         k = np.clip(np.searchsorted(lvals, eps) - 1, 0, s.size - 2)
         la_, lb_, lc_, ld_ = (p[k] for p in self._pieces)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
@@ -260,8 +264,8 @@ class _LaplaceDoubleMixture:
         out = (t_lo, t_hi, cert_lo, cert_hi, gap)
         # ε > L_max certified (L < ε at t_max, constant from there on): D_α = 0; ε < L_min
         # certified (L > ε at t_min, constant below): D_α = 1 − α
-        self.above_max = self._below(np.full(eps.shape, self.t_max), eps)
-        self.below_min = self._above(np.full(eps.shape, self.t_min), eps)
+        self.above_max = self._l_max[0] < eps - self._l_max[1]
+        self.below_min = self._l_min[0] > eps + self._l_min[1]
         self._memo = (key, out, (self.above_max, self.below_min))
         return out
 
