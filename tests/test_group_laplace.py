@@ -156,6 +156,30 @@ def test_the_closed_form_reference_against_quadrature(theta, q, a, b):
         assert abs(exact - quad) <= mpmath.mpf(10) ** -20 * (1 + abs(exact))
 
 
+@pytest.mark.parametrize(("theta", "q", "a", "b"), [(100.0, 0.3, 5, 5), (40.0, 0.5, 2, 3)])
+def test_long_flat_stretches_of_the_loss(theta, q, a, b):
+    """Far from every centre but the shared one at 0, L is within rounding of 0 over a long
+    stretch (|t| ≲ θ/3): the bracket of the root is wide there, the rise bound keeps the
+    values tight."""
+    curve = GroupLaplaceCurve(theta, q, a, b)
+    ref = _MpPair(theta, q, a, b)
+    eps = np.array([-1e-3, -1e-300, 0.0, 1e-300, 1e-3, 0.5])
+    up, lo = curve.log_upper(eps), curve.log_lower(eps)
+    for e, u, lw in zip(eps, up, lo, strict=True):
+        lex = float(mpmath.log(ref.hockey(float(e))))
+        assert lw <= lex + 1e-13 * (1 + abs(lex)) and u >= lex - 1e-13 * (1 + abs(lex))
+        assert u - lw <= 1e-8 * (1 + abs(lex)), (e, u, lw, lex)
+
+
+def test_large_group():
+    acc = Accountant().add(LaplaceMechanism(4.0), 100, scheme=Poisson(0.001), group_size=24)
+    b = acc.epsilon(1e-6)
+    small = Accountant().add(LaplaceMechanism(4.0), 100, scheme=Poisson(0.001),
+                             group_size=2).epsilon(1e-6)
+    assert small.upper < b.lower and math.isfinite(b.upper)
+    assert acc.details["group_bound"] == "tight"
+
+
 def test_values_at_the_atoms():
     """D = 0 from L_max on, D = 1 − α up to L_min, and the loss is bounded (no mass at ∞)."""
     for theta, q, a, b in [(0.5, 0.3, 2, 1), (2.0, 0.01, 0, 3), (1.0, 1.0, 2, 2)]:

@@ -247,12 +247,21 @@ class _LaplaceDoubleMixture:
         t_hi = np.minimum(t + delta, self.t_max)
         cert_lo = self._below(t_lo, eps)
         cert_hi = self._above(t_hi, eps)
-        redo = ~cert_lo & (t_lo > self.t_min)
+        # a wide checked bracket is valid but loose (L within rounding of ε over a long
+        # stretch, e.g. far from every centre at large θ): bisection finds the tightest ends
+        # (and a failed check on one side means the proposal was off: both sides again)
+        wide = (t_hi - t_lo) > 1e-6 * (1 + np.abs(t))
+        # ε beyond the certified range of L: the ends are known without a search
+        above_max = self._l_max[0] < eps - self._l_max[1]
+        below_min = self._l_min[0] > eps + self._l_min[1]
+        t_lo[above_max], cert_lo[above_max] = self.t_max, True
+        t_hi[above_max], cert_hi[above_max] = self.t_max, False
+        t_lo[below_min], cert_lo[below_min] = self.t_min, False
+        t_hi[below_min], cert_hi[below_min] = self.t_min, True
+        redo = (~cert_lo | ~cert_hi | wide) & ~above_max & ~below_min
         if np.any(redo):
             t_lo[redo] = self._bisect(eps[redo], below=True)
             cert_lo[redo] = self._below(t_lo[redo], eps[redo])
-        redo = ~cert_hi & (t_hi < self.t_max)
-        if np.any(redo):
             t_hi[redo] = self._bisect(eps[redo], below=False)
             cert_hi[redo] = self._above(t_hi[redo], eps[redo])
         # uncertified ends are the clamps (module doc); a certified pair is ordered by the
@@ -264,8 +273,7 @@ class _LaplaceDoubleMixture:
         out = (t_lo, t_hi, cert_lo, cert_hi, gap)
         # ε > L_max certified (L < ε at t_max, constant from there on): D_α = 0; ε < L_min
         # certified (L > ε at t_min, constant below): D_α = 1 − α
-        self.above_max = self._l_max[0] < eps - self._l_max[1]
-        self.below_min = self._l_min[0] > eps + self._l_min[1]
+        self.above_max, self.below_min = above_max, below_min
         self._memo = (key, out, (self.above_max, self.below_min))
         return out
 
