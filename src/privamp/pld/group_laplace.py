@@ -57,7 +57,9 @@ evaluated with a bound e_L on its rounding (log weights within 8 ulp of their te
 (n + 4) ulp of the result; doubled), and the bracket ends are *checked*: L(t_lo) < ε − e_L and
 L(t_hi) > ε + e_L. The root is proposed in closed form (between two consecutive centres
 ``p ∝ A e^{−t} + B e^{t}``, so ``e^{2t} = (αC − A)/(B − αD)``), checked at t ∓ δ, and found by
-bisection with the same checks where a check fails. The Laplace tails are closed form,
+bisection with the same checks where a check fails or the checked bracket is wide (L within
+rounding of ε over a long stretch, as far from every centre but 0 at large θ); ε beyond the
+certified range of L needs no search. The Laplace tails are closed form,
 ``log S(x) = log ½ − x`` (x ≥ 0) and ``log1p(−½ e^{x})`` (x < 0), with |d log S/dx| ≤ 1, so the
 rounding of x = t − μ moves log S by at most its own size; each tail is rounded up or down by
 its error bound. Between t_lo and t* the slope of g is ``α q(t)(1 − e^{L(t) − ε}) ≤ α · ½ ·
@@ -231,12 +233,12 @@ class _LaplaceDoubleMixture:
         return np.where(pred(lo, eps), lo, hi)
 
     def brackets(self, eps: np.ndarray):
-        """``(t_lo, t_hi, cert_lo, cert_hi, gap)`` for finite ε: t_min ≤ t_lo ≤ t_hi ≤ t_max;
-        ``cert_lo``: L(t_lo) < ε is certified (else t_lo = t_min, the clamp); ``cert_hi``
-        likewise L(t_hi) > ε (else t_hi = t_max); gap ≥ ε − L(t_lo)."""
+        """``(t_lo, t_hi, cert_lo, cert_hi, gap, above_max, below_min)`` for finite ε:
+        t_min ≤ t_lo ≤ t_hi ≤ t_max; ``cert_lo``: L(t_lo) < ε is certified (else t_lo = t_min,
+        the clamp); ``cert_hi`` likewise L(t_hi) > ε (else t_hi = t_max); gap ≥ ε − L(t_lo);
+        ``above_max`` / ``below_min``: ε > L_max / ε < L_min certified."""
         key = eps.tobytes()
         if self._memo is not None and self._memo[0] == key:
-            self.above_max, self.below_min = self._memo[2]
             return self._memo[1]
         t, slope = self._propose(eps)
         err = self.loss(t)[1]
@@ -251,7 +253,9 @@ class _LaplaceDoubleMixture:
         # stretch, e.g. far from every centre at large θ): bisection finds the tightest ends
         # (and a failed check on one side means the proposal was off: both sides again)
         wide = (t_hi - t_lo) > 1e-6 * (1 + np.abs(t))
-        # ε beyond the certified range of L: the ends are known without a search
+        # ε beyond the certified range of L: the ends are known without a search (ε > L_max
+        # certified, L < ε at t_max and constant from there on: D_α = 0; ε < L_min certified,
+        # L > ε at t_min and constant below: D_α = 1 − α)
         above_max = self._l_max[0] < eps - self._l_max[1]
         below_min = self._l_min[0] > eps + self._l_min[1]
         t_lo[above_max], cert_lo[above_max] = self.t_max, True
@@ -270,11 +274,8 @@ class _LaplaceDoubleMixture:
         t_hi = np.where(cert_hi, t_hi, self.t_max)
         v, ev = self.loss(t_lo)
         gap = np.maximum(eps - v + ev, 0.0)
-        out = (t_lo, t_hi, cert_lo, cert_hi, gap)
-        # ε > L_max certified (L < ε at t_max, constant from there on): D_α = 0; ε < L_min
-        # certified (L > ε at t_min, constant below): D_α = 1 − α
-        self.above_max, self.below_min = above_max, below_min
-        self._memo = (key, out, (self.above_max, self.below_min))
+        out = (t_lo, t_hi, cert_lo, cert_hi, gap, above_max, below_min)
+        self._memo = (key, out)
         return out
 
     @staticmethod
@@ -395,7 +396,7 @@ class GroupLaplaceCurve(PairCurve):
 
     def _finite(self, eps: np.ndarray, lower: bool) -> np.ndarray:
         mix = self._lo if lower else self._up
-        t_lo, t_hi, cert_lo, cert_hi, gap = mix.brackets(eps)
+        t_lo, t_hi, cert_lo, cert_hi, gap, above_max, below_min = mix.brackets(eps)
         out = np.empty(eps.shape)
         pos = eps >= 0
         if lower:
@@ -423,11 +424,11 @@ class GroupLaplaceCurve(PairCurve):
             rise = mix.rise(e, lo, hi, gap[pos])
             near = round_up_log(np.logaddexp(_log_diff(p, q_same, True), rise), ulps=8)
             val = np.minimum(crude, near)
-            out[pos] = np.where(mix.above_max[pos], -np.inf, val)  # D_α = 0
+            out[pos] = np.where(above_max[pos], -np.inf, val)  # D_α = 0
         neg = ~pos
         if np.any(neg):
             e = eps[neg]
-            exc = self._excess(mix, e, t_lo[neg], t_hi[neg], mix.below_min[neg], gap[neg])
+            exc = self._excess(mix, e, t_lo[neg], t_hi[neg], below_min[neg], gap[neg])
             out[neg] = round_up_log(np.logaddexp(log1mexp(e), exc), ulps=8)
         return out
 
@@ -461,9 +462,9 @@ class GroupLaplaceCurve(PairCurve):
         fin = np.isfinite(eps)
         if np.any(fin):
             e = eps[fin]
-            t_lo, t_hi, _, _, gap = self._up.brackets(e)
+            t_lo, t_hi, _, _, gap, _, below_min = self._up.brackets(e)
             with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-                exc = self._excess(self._up, e, t_lo, t_hi, self._up.below_min, gap)
+                exc = self._excess(self._up, e, t_lo, t_hi, below_min, gap)
                 grow = round_up_log(log_expm1(np.maximum(e, 0.0)), ulps=8)
                 out[fin] = np.where(e > 0, np.maximum(exc, grow), exc)
         return out
@@ -478,16 +479,16 @@ class GroupLaplaceCurve(PairCurve):
         s_hi = np.where(np.isneginf(eps), -1.0, 0.0)
         if np.any(fin):
             e = eps[fin]
-            t_lo, t_hi, cert_lo, cert_hi, _ = self._up.brackets(e)
+            t_lo, t_hi, cert_lo, cert_hi, _, above_max, below_min = self._up.brackets(e)
             with np.errstate(under="ignore"):
                 q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
                 q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
             lo = -np.minimum(q_hi * (1 + 1e-12), 1.0)
             hi = -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0)
             # certified ε > L_max: Q(L ≥ ε) = 0; certified ε < L_min: Q(L > ε) = 1
-            s_lo[fin] = np.where(self._up.above_max, 0.0,
+            s_lo[fin] = np.where(above_max, 0.0,
                                  np.where(cert_lo | (e >= 0), lo, -1.0))
-            s_hi[fin] = np.where(self._up.below_min, -1.0,
+            s_hi[fin] = np.where(below_min, -1.0,
                                  np.where(cert_hi | (e < 0), hi, 0.0))
         return s_lo, s_hi
 
