@@ -518,6 +518,16 @@ def _bit_input_pairs(source, scheme, relation, k):
             for o in ("remove", "add")}
 
 
+def _poisson_laplace_ok(source, scheme, relation) -> bool:
+    from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
+    from ..relations import NeighbouringRelation
+    from ..sampling.schemes import Poisson
+
+    return (isinstance(scheme, Poisson) and relation is NeighbouringRelation.ADD_REMOVE
+            and isinstance(source, (LaplaceMechanism, LaplaceProfile)) and source.theta > 0
+            and getattr(source, "relation", relation) is relation)
+
+
 def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
                       group_privacy: Any = None) -> tuple[dict[str, PairCurve], str]:
     """The curves a group of ``group_size`` records is composed through, and the bound used.
@@ -581,6 +591,10 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
     bit = _bit_input_pairs(source, scheme, rel, k)
     if bit is not None:
         return bit, "tight"
+    if _poisson_laplace_ok(source, scheme, rel):
+        from .group_laplace import laplace_split_curves
+
+        return laplace_split_curves(source, scheme.rate, k), "tight"
     amplified = amplify(source, scheme, rel, group_privacy)
     post_hoc = amplified.group(k, GroupPrivacy.BLACK_BOX)
     if scheme.group_multiplicity(k, rel) is None:
@@ -608,7 +622,7 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
     from ..sampling.rounds import _BatchedScheme
 
     rel = scheme.resolve(relation)[0]
-    if _poisson_gaussian_ok(source, scheme, rel):
+    if _poisson_gaussian_ok(source, scheme, rel) or _poisson_laplace_ok(source, scheme, rel):
         return "tight"
     if not isinstance(scheme, _BatchedScheme) and scheme.group_multiplicity(2, rel) is not None:
         return "tight" if _bit_input_ok(source, scheme, rel) else "coupling"
