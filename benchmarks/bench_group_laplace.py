@@ -51,8 +51,13 @@ def coupling(theta, k):
     return res.bracket.upper
 
 
-def _fmt(x):
-    return "—" if x is None else f"{x:.5f}"
+def _fmt(x, up=True):
+    """Five decimals rounded outward: upper ends up, lower ends down (the project's rule for
+    numbers shown to people)."""
+    if x is None:
+        return "—"
+    scaled = x * 1e5
+    return f"{(math.ceil(scaled) if up else math.floor(scaled)) / 1e5:.5f}"
 
 
 def main(argv=None):
@@ -75,11 +80,11 @@ def main(argv=None):
             (b, bound) = out
             cp = coupling(theta, k) if args.coupling else None
             rows.append((theta, k, b.lower, b.upper, bound, best, cp))
-            print(f"theta={theta} K={k}: eps in [{_fmt(b.lower)}, {_fmt(b.upper)}] "
+            print(f"theta={theta} K={k}: eps in [{_fmt(b.lower, False)}, {_fmt(b.upper)}] "
                   f"bound={bound} time={best:.2f}s coupling={_fmt(cp)}", flush=True)
     lines = ["| θ | K | ε lower | ε upper | group bound | time (s) | coupling (upper) |",
              "|---|---|---|---|---|---|---|"]
-    lines += [f"| {th} | {k} | {_fmt(lo)} | {_fmt(up)} | {bd} | {t:.2f} | {_fmt(cp)} |"
+    lines += [f"| {th} | {k} | {_fmt(lo, False)} | {_fmt(up)} | {bd} | {t:.2f} | {_fmt(cp)} |"
               for th, k, lo, up, bd, t, cp in rows]
     text = "\n".join(lines) + "\n"
     if args.out:
