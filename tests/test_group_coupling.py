@@ -377,16 +377,15 @@ def test_after_composition_answers_where_each_step_fails():
     route answers, the error names the group size."""
     mech = GaussianMechanism(2.0, relation="substitute")
     scheme = SCHEMES["must-ow"](n=60000, b=30000, m=600)
-    acc = Accountant().add(mech, 1000, scheme=scheme, group_size=3)
+    acc = Accountant().add(mech, 300, scheme=scheme, group_size=3)
     three = acc.epsilon(1e-5)
     assert acc.details["group_after_composition"] and acc.details["group_bound"] == "post-hoc"
     assert three.lower is None
-    one = Accountant().add(mech, 1000, scheme=scheme).epsilon(1e-5)
-    two = Accountant().add(mech, 1000, scheme=scheme, group_size=2).epsilon(1e-5)
-    assert one.upper < two.upper < three.upper < 6 * one.upper
+    one = Accountant().add(mech, 300, scheme=scheme).epsilon(1e-5, lower=False)
+    assert one.upper < three.upper < 6 * one.upper
     small = SCHEMES["must-ow"](n=1000, b=500, m=50)
     with pytest.raises(NumericalError, match="groups of 3 records"):
-        Accountant().add(mech, 1000, scheme=small, group_size=3).epsilon(1e-5)
+        Accountant().add(mech, 300, scheme=small, group_size=3).epsilon(1e-5)
 
 
 def test_after_composition_never_raises_the_answer():

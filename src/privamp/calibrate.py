@@ -86,6 +86,8 @@ class Calibration:
     backend: str
     evaluations: int
     coarse_evaluations: int = 0
+    #: the guarantee is for groups of this many records (:mod:`privamp.pld.group`)
+    group_size: int = 1
 
 
 #: The coarse phase's accuracy: the PLD upper side chosen for an estimated error of this
@@ -422,7 +424,7 @@ def _new_cache() -> AccountingCache:
 
 
 def _finish(parameter, value, out: _Outcome, build, target, delta, backend,
-            report_lower) -> Calibration:
+            report_lower, group_size: int = 1) -> Calibration:
     """The result, with the lower end of the certified bracket at ``value`` (one more
     evaluation, counted; it reuses the search's fine composition through the shared cache)."""
     lower = None
@@ -440,7 +442,11 @@ def _finish(parameter, value, out: _Outcome, build, target, delta, backend,
             lower = bracket.lower
             eps = min(eps, bracket.upper)
     return Calibration(parameter, value, eps, lower, target, delta, backend, evaluations,
-                       out.coarse)
+                       out.coarse, group_size)
+
+
+def _group(group_size) -> int:
+    return check_int("group_size", group_size, "[1, inf)")
 
 
 def _check_common(target_epsilon, delta, backend):
@@ -492,7 +498,8 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
                     scheme: SamplingScheme | None = None, sensitivity: float = 1.0,
                     relation: NeighbouringRelation | str | None = None,
                     mechanism: str | type[Mechanism] = "gaussian", backend: str = "pld",
-                    rtol: float = 1e-5, report_lower: bool = True) -> Calibration:
+                    rtol: float = 1e-5, report_lower: bool = True,
+                    group_size: int = 1) -> Calibration:
     """The smallest noise (Gaussian σ, or Laplace scale with ``mechanism="laplace"``) whose
     ``steps``-fold composition (on ``scheme``'s subsamples) is (``target_epsilon``, δ)-DP,
     to a relative ``rtol``: the noise × (1 − ``rtol``) is infeasible (unless it is below the
@@ -502,10 +509,13 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
     :class:`GaussianMechanism`, :class:`LaplaceMechanism`) or its registry name.
 
     The mechanism is stated under the relation the scheme needs (add/remove for Poisson,
-    substitution for the others), with ``sensitivity`` under that relation.
+    substitution for the others), with ``sensitivity`` under that relation. ``group_size`` K:
+    the guarantee is for groups of K records (every calibration function takes it; the ledgers
+    are :meth:`Accountant.add` with ``group_size=K``, PLD backend only).
     """
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     steps = check_int("steps", steps, "[1, inf)")
+    k = _group(group_size)
     sens = check_real("sensitivity", sensitivity, "(0, inf)")
     rtol = check_real("rtol", rtol, "(0, 0.5]")
     cls = _noise_class(mechanism)
@@ -517,7 +527,7 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
         acc = (Accountant(backend, upper_error=_COARSE_ERROR * target) if coarse
                else Accountant(backend, cache=cache))
         return acc.add(mech, steps, scheme=scheme,
-                       relation=outer if scheme is not None else None)
+                       relation=outer if scheme is not None else None, group_size=k)
 
     def evaluate(noise):
         return build(noise).epsilon(delta, lower=False).upper
@@ -525,13 +535,14 @@ def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,
     def evaluate_coarse(noise):
         return build(noise, coarse=True).epsilon(delta, lower=False).upper
 
-    # a first guess: the CLT of subsampled Gaussians (exact without subsampling)
+    # a first guess: the CLT of subsampled Gaussians (exact without subsampling); a group of
+    # K records is guessed like sensitivity KΔ
     eta = None if scheme is None else _guess_rate(scheme)
-    guess = sens * _guess_noise(_gdp_mu(target, delta), steps, eta)
+    guess = k * sens * _guess_noise(_gdp_mu(target, delta), steps, eta)
     out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
                   lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol, guess=max(guess, sens * 1e-2),
                   coarse=evaluate_coarse if backend == "pld" else None, slope=-1.5)
-    return _finish(cls.noise, out.value, out, build, target, delta, backend, report_lower)
+    return _finish(cls.noise, out.value, out, build, target, delta, backend, report_lower, k)
 
 
 def _relations(scheme: SamplingScheme | None, relation) -> tuple:
@@ -567,19 +578,21 @@ def _noise_class(mechanism: str | type[Mechanism]) -> type[Mechanism]:
 
 def calibrate_rate(target_epsilon: float, delta: float, *, steps: int, mechanism: Mechanism,
                    backend: str = "pld", rtol: float = 1e-5,
-                   report_lower: bool = True) -> Calibration:
+                   report_lower: bool = True, group_size: int = 1) -> Calibration:
     """The largest Poisson sampling rate with (``target_epsilon``, δ)-DP after ``steps`` steps
     (add/remove; ``mechanism`` stated under add/remove), to a relative ``rtol``: the rate ×
-    (1 + ``rtol``) is infeasible unless the rate is 1."""
+    (1 + ``rtol``) is infeasible unless the rate is 1; ``group_size`` as for
+    :func:`calibrate_sigma`."""
     target, delta, backend = _check_common(target_epsilon, delta, backend)
     steps = check_int("steps", steps, "[1, inf)")
+    k = _group(group_size)
     rtol = check_real("rtol", rtol, "(0, 0.5]")
     cache = _new_cache()
 
     def build(rate, coarse=False):
         acc = (Accountant(backend, upper_error=_COARSE_ERROR * target) if coarse
                else Accountant(backend, cache=cache))
-        return acc.add(mechanism, steps, scheme=Poisson(rate))
+        return acc.add(mechanism, steps, scheme=Poisson(rate), group_size=k)
 
     def evaluate(rate):
         return build(rate).epsilon(delta, lower=False).upper
@@ -592,19 +605,21 @@ def calibrate_rate(target_epsilon: float, delta: float, *, steps: int, mechanism
     guess = (_gdp_mu(target, delta) / math.sqrt(steps * _expm1_inv_sq(z)) if z is not None
              else target / math.sqrt(steps))
     out = _search(evaluate, parameter="rate", target_epsilon=target, increasing=True,
-                  lo=1e-9, hi=1.0, rtol=rtol, guess=min(1.0, guess),
+                  lo=1e-9, hi=1.0, rtol=rtol, guess=min(1.0, guess / k),
                   coarse=evaluate_coarse if backend == "pld" else None, slope=1.0)
-    return _finish("rate", out.value, out, build, target, delta, backend, report_lower)
+    return _finish("rate", out.value, out, build, target, delta, backend, report_lower, k)
 
 
 def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism,
                     scheme: SamplingScheme | None = None,
                     relation: NeighbouringRelation | str | None = None,
                     max_steps: int = 10**9, backend: str = "pld",
-                    report_lower: bool = True) -> Calibration:
+                    report_lower: bool = True, group_size: int = 1) -> Calibration:
     """The largest number of steps with (``target_epsilon``, δ)-DP: one more step is
-    infeasible (unless the result is ``max_steps``)."""
+    infeasible (unless the result is ``max_steps``); ``group_size`` as for
+    :func:`calibrate_sigma`."""
     target, delta, backend = _check_common(target_epsilon, delta, backend)
+    k = _group(group_size)
     max_steps = check_int("max_steps", max_steps, "[1, inf)")
     cache = _new_cache()
 
@@ -621,7 +636,7 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
         else:  # coarse trials share the pair curves, step ranges and discretised steps
             acc = Accountant(backend, upper_error=error * target, cache=coarse_cache,
                              shared_grid=True)
-        return acc.add(mechanism, int(t), scheme=scheme, relation=relation)
+        return acc.add(mechanism, int(t), scheme=scheme, relation=relation, group_size=k)
 
     def evaluate(t):
         return build(t).epsilon(delta, lower=False).upper
@@ -630,9 +645,10 @@ def calibrate_steps(target_epsilon: float, delta: float, *, mechanism: Mechanism
         return build(t, _COARSE_ERROR).epsilon(delta, lower=False).upper
 
     out = StepSearch(evaluate, evaluate_coarse if backend == "pld" else None, target=target,
-                     guess=guess_steps(target, delta, mechanism, scheme),
+                     guess=max(1.0, guess_steps(target, delta, mechanism, scheme) / k ** 2),
                      max_steps=max_steps).refine()
-    return _finish("steps", int(out.value), out, build, target, delta, backend, report_lower)
+    return _finish("steps", int(out.value), out, build, target, delta, backend, report_lower,
+                   k)
 
 
 def guess_steps(target: float, delta: float, mechanism: Mechanism,
@@ -712,16 +728,19 @@ class StepSearch:
 
 def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism: Mechanism,
                    n: int, kind: str = "ow", b: int | None = None, m: int | None = None,
-                   backend: str = "pld", report_lower: bool = True) -> Calibration:
+                   backend: str = "pld", report_lower: bool = True,
+                   group_size: int = 1) -> Calibration:
     """The largest MUST size — ``b`` (first-stage size) given ``m``, or ``m`` (second-stage size)
     given ``b`` — with (``target_epsilon``, δ)-DP after ``steps`` steps (substitution).
 
     ε grows with m. It is not monotone in b (small b means many copies of a record in the
     subsample, large b a larger η): for b the result is the largest feasible value found by a
     geometric scan from n downwards refined between the first feasible grid value and the one
-    above it — certified feasible, with b + 1 infeasible (or b = n).
+    above it — certified feasible, with b + 1 infeasible (or b = n). ``group_size`` as for
+    :func:`calibrate_sigma`.
     """
     target, delta, backend = _check_common(target_epsilon, delta, backend)
+    k = _group(group_size)
     steps = check_int("steps", steps, "[1, inf)")
     n = check_int("n", n, "[1, inf)")
     kind = check_choice("kind", kind, ("ow", "wo", "ww"))
@@ -747,7 +766,7 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
     def build(v, coarse=False):
         acc = (Accountant(backend, upper_error=_COARSE_ERROR * target) if coarse
                else Accountant(backend, cache=cache))
-        return acc.add(mechanism, steps, scheme=scheme_at(v))
+        return acc.add(mechanism, steps, scheme=scheme_at(v), group_size=k)
 
     def evaluate(v):
         return build(v).epsilon(delta, lower=False).upper
@@ -767,7 +786,7 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
         out = _search(evaluate, parameter="m", target_epsilon=target, increasing=True, lo=1,
                       hi=hi, integer=True, guess=None if guess is None else min(hi, guess),
                       coarse=coarse, slope=1.0)
-        return _finish("m", int(out.value), out, build, target, delta, backend, report_lower)
+        return _finish("m", int(out.value), out, build, target, delta, backend, report_lower, k)
     # ε is not monotone in b: a small first stage puts many copies of one record into the
     # subsample (MUST.OW/WW), a large one raises η. Scan a geometric grid of b from n down
     # (coarsely: a coarse upper ε at most target is feasible), stop at the first feasible value
@@ -803,7 +822,7 @@ def calibrate_must(target_epsilon: float, delta: float, *, steps: int, mechanism
             out = _Outcome(out.value, out.eps, out.fine + scanned, out.coarse)
         else:
             out = _Outcome(out.value, out.eps, out.fine, out.coarse + scanned)
-        return _finish("b", int(out.value), out, build, target, delta, backend, report_lower)
+        return _finish("b", int(out.value), out, build, target, delta, backend, report_lower, k)
     raise UnreachableTargetError(
         "target_epsilon", f"reachable: no first-stage size b in [{lo_b}, {n}] on a "
         f"geometric grid of {len(grid)} values gives ε ≤ the target", target)
@@ -827,6 +846,7 @@ class RiskCalibration:
     achieved_lower: float | None
     fpr: float | None
     evaluations: int
+    group_size: int = 1
 
 
 def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | None = None,
@@ -834,7 +854,7 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
                          sensitivity: float = 1.0,
                          relation: NeighbouringRelation | str | None = None,
                          mechanism: str | type[Mechanism] = "gaussian",
-                         rtol: float = 1e-4) -> RiskCalibration:
+                         rtol: float = 1e-4, group_size: int = 1) -> RiskCalibration:
     """The smallest noise (σ, or the Laplace scale) at which the best membership-inference
     attack on ``steps`` composed steps (on ``scheme``'s subsamples) has a certified
     true-positive rate at most ``tpr`` at false-positive rate ``fpr``, or a certified advantage
@@ -847,6 +867,7 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
     and the noise × (1 − ``rtol``) does not (unless it is below the search range).
     """
     steps = check_int("steps", steps, "[1, inf)")
+    k = _group(group_size)
     sens = check_real("sensitivity", sensitivity, "(0, inf)")
     rtol = check_real("rtol", rtol, "(0, 0.5]")
     if (tpr is None) == (advantage is None):
@@ -872,7 +893,8 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
     def build(noise):
         mech = cls.from_params(base_rel, **{cls.noise: noise, "sensitivity": sens})
         return Accountant("pld", cache=cache).add(
-            mech, steps, scheme=scheme, relation=outer if scheme is not None else None)
+            mech, steps, scheme=scheme, relation=outer if scheme is not None else None,
+            group_size=k)
 
     def bracket(noise):
         acc = build(noise)
@@ -885,7 +907,7 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
             return math.inf
 
     eta = None if scheme is None else _guess_rate(scheme)
-    guess = sens * _guess_noise(max(mu, 1e-6), steps, eta)
+    guess = k * sens * _guess_noise(max(mu, 1e-6), steps, eta)
     try:
         out = _search(evaluate, parameter=cls.noise, target_epsilon=target, increasing=False,
                       lo=sens * 1e-3, hi=sens * 1e6, rtol=rtol,
@@ -898,4 +920,4 @@ def calibrate_sigma_risk(*, steps: int, tpr: float | None = None, fpr: float | N
     final = bracket(out.value)
     return RiskCalibration(cls.noise, out.value, "tpr" if tpr is not None else "advantage",
                            target, min(out.eps, final.upper), final.lower, fpr,
-                           out.fine + out.coarse + 1)
+                           out.fine + out.coarse + 1, k)

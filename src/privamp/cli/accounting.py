@@ -384,7 +384,11 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
             raise CliError(f"--calibrate {parameter} needs --mechanism {wanted}")
     if parameter != "steps" and args.steps is None:
         raise CliError("--steps is required unless --calibrate steps")
-    composition_group_privacy(args)
+    composition_group_privacy(args, groups=True)
+    if args.group_size != 1 and args.accountant != "pld":
+        raise CliError(f"--group-size is accounted by the pld accountant only, not "
+                       f"--accountant {args.accountant}")
+    k = args.group_size
     natural = {"rate": "add-remove", "b": "substitute", "m": "substitute"}.get(parameter)
     if natural is not None and args.relation not in (None, natural):
         raise CliError(f"--calibrate {parameter} is analysed under --relation {natural} only, "
@@ -397,7 +401,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         res = cal.calibrate_sigma(args.target_epsilon, args.delta, steps=args.steps,
                                   scheme=scheme, sensitivity=args.sensitivity,
                                   relation=args.relation, mechanism=args.mechanism,
-                                  backend=args.accountant)
+                                  backend=args.accountant, group_size=k)
         mech_desc = {"name": args.mechanism, "sensitivity": args.sensitivity}
     elif parameter == "rate":
         if args.sampling not in ("none", "poisson"):
@@ -406,7 +410,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         mech, _, _ = build_event(args, scheme=_poisson_placeholder())
         progress.stage("calibrating the sampling rate")
         res = cal.calibrate_rate(args.target_epsilon, args.delta, steps=args.steps,
-                                 mechanism=mech, backend=args.accountant)
+                                 mechanism=mech, backend=args.accountant, group_size=k)
         mech_desc = describe_mechanism(mech)
     elif parameter == "steps":
         mech, scheme, outer = build_event(args, scheme=scheme)
@@ -414,7 +418,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         res = cal.calibrate_steps(args.target_epsilon, args.delta, mechanism=mech,
                                   scheme=scheme, relation=outer if scheme is not None else None,
                                   max_steps=10**9 if args.max_steps is None else args.max_steps,
-                                  backend=args.accountant)
+                                  backend=args.accountant, group_size=k)
         mech_desc = describe_mechanism(mech)
     else:
         from ..sampling import SCHEMES
@@ -431,7 +435,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         progress.stage(f"calibrating {parameter}")
         res = cal.calibrate_must(args.target_epsilon, args.delta, steps=args.steps,
                                  mechanism=mech, n=args.n, kind=args.sampling[-2:],
-                                 **{other: getattr(args, other)}, backend=args.accountant)
+                                 **{other: getattr(args, other)}, backend=args.accountant,
+                                 group_size=k)
         mech_desc = describe_mechanism(mech)
     progress.done()
     result = {res.parameter: res.value, "epsilon": res.epsilon,
@@ -440,6 +445,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
               "accountant": res.backend, "evaluations": res.evaluations,
               "mechanism": mech_desc, "sampling": describe_scheme(scheme),
               "steps": res.value if res.parameter == "steps" else args.steps}
+    if k != 1:
+        result["group_size"] = k
     if args.json:
         emit_json(result)
         return 0
@@ -447,7 +454,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     value = str(int(res.value)) if float(res.value).is_integer() else repr(float(res.value))
     print(f"Calibrated {res.parameter} = {value}: certified epsilon "
           f"{num_up(res.epsilon)} <= target {num(res.target_epsilon)} at delta "
-          f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)")
+          f"{num(res.delta)} ({res.backend} accountant, {res.evaluations} evaluations)"
+          + (f", for groups of {k} records" if k != 1 else ""))
     if res.parameter == "steps" and int(res.value) == args.max_steps:
         print(f"(the --max-steps limit, {args.max_steps}: more steps may meet the target too)")
     return 0
@@ -468,14 +476,14 @@ def _calibrate_risk(args: argparse.Namespace, parameter: str, noises: dict) -> i
     if args.accountant != "pld":
         raise CliError("attack-risk targets are calibrated with the pld accountant only "
                        f"(certified trade-off curves), not --accountant {args.accountant}")
-    composition_group_privacy(args)
+    composition_group_privacy(args, groups=True)
     scheme = build_scheme(args)
     progress = Progress(not args.json)
     progress.stage(f"calibrating {parameter}")
     res = cal.calibrate_sigma_risk(steps=args.steps, tpr=args.target_tpr, fpr=args.fpr,
                                    advantage=args.target_advantage, scheme=scheme,
                                    sensitivity=args.sensitivity, relation=args.relation,
-                                   mechanism=args.mechanism)
+                                   mechanism=args.mechanism, group_size=args.group_size)
     progress.done()
     result = {res.parameter: res.value, "parameter": res.parameter, "target": res.target,
               f"target_{res.target}": res.target_value, res.target: res.achieved,
@@ -483,6 +491,8 @@ def _calibrate_risk(args: argparse.Namespace, parameter: str, noises: dict) -> i
               "accountant": "pld", "evaluations": res.evaluations,
               "mechanism": {"name": args.mechanism, "sensitivity": args.sensitivity},
               "sampling": describe_scheme(scheme), "steps": args.steps}
+    if args.group_size != 1:
+        result["group_size"] = args.group_size
     if args.json:
         emit_json(result)
         return 0
@@ -490,7 +500,8 @@ def _calibrate_risk(args: argparse.Namespace, parameter: str, noises: dict) -> i
             else "attack advantage max(TPR - FPR)")
     print(f"Calibrated {res.parameter} = {float(res.value)!r}: certified {what} "
           f"{num_up(res.achieved)} <= target {num(res.target_value)} (pld accountant, "
-          f"{res.evaluations} evaluations)")
+          f"{res.evaluations} evaluations)"
+          + (f", for groups of {args.group_size} records" if args.group_size != 1 else ""))
     return 0
 
 

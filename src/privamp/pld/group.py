@@ -671,8 +671,9 @@ def composed_group_epsilon(events, group_size: int, delta: float, eps_max: float
     search starts at u = ε₁(δ/K) (τ ≤ δ/K), moves up by the fixed point of the secant through
     the last two uncertified points (g grows with u; plain iteration u ← g(u) where the secant
     is steeper than 1), nudged up by 2e-4, then bisects between the largest uncertified and the
-    smallest certified u to 0.05 %; at most 16 evaluations of ε₁, ``inf`` if none certifies or
-    once Ku passes ``eps_max`` (the bound to beat). τ is rounded down and Ku up. Valid under any
+    smallest certified u to 0.05 %; at most 16 evaluations of ε₁, ``inf`` if none certifies,
+    once Ku passes ``eps_max`` (the bound to beat), or when two secants in a row are steeper
+    than 1 (g(u) − u grows: the iteration diverges). τ is rounded down and Ku up. Valid under any
     relation (a chain of K neighbours). After many steps it can beat Vadhan's lemma applied to
     each step, or lose to it (WOR(60000, 600), σ = 2, 1000 steps, K = 8: 8.37 against 7.56):
     the accountant takes the smaller, and it answers where the per-step bound overflows."""
@@ -689,6 +690,7 @@ def composed_group_epsilon(events, group_size: int, delta: float, eps_max: float
     u = pld_epsilon(events, delta / k, lower=False, **kw).bracket.upper
     lo, hi = None, None
     pts: list[tuple[float, float]] = []
+    steep = 0  # consecutive secants of slope ≥ 1: g(u) − u grows, no fixed point ahead
     for _ in range(_AFTER_STEPS):
         if not math.isfinite(u) or (hi is None and k * u >= eps_max):
             break
@@ -710,7 +712,12 @@ def composed_group_epsilon(events, group_size: int, delta: float, eps_max: float
             (u1, v1), (u2, v2) = pts[-2:]
             slope = (v2 - v1) / (u2 - u1) if u2 != u1 else math.inf
             if slope < 1:
+                steep = 0
                 nxt = max(v2, (v2 - slope * u2) / (1 - slope))
+            else:
+                steep += 1
+                if steep >= 2:
+                    break
         u = nxt * (1 + _AFTER_NUDGE)
     if hi is None or k * hi >= eps_max:
         return math.inf
