@@ -211,3 +211,18 @@ def test_tiny_scale_skips_the_quadrature_safely():
     # order ∞: log(1 + q(e^θ − 1)) ≈ θ + log q
     assert c.epsilons[-1] == pytest.approx(1000.0 + math.log(0.01), rel=1e-12)
     assert c.epsilons[2] - c.lower_epsilons[2] <= 1e-9 * c.epsilons[2]
+
+
+@pytest.mark.parametrize("gamma", [0.3, 1.0])
+def test_factor3_bound_with_infinite_base_orders(gamma):
+    """An infinite base order (a pure-DP-free curve) at γ = 1 gave NaN (−inf weight × inf
+    term): weights that are exactly 0 contribute 0; finite orders stay the base's at γ = 1."""
+    from privamp.rdp import RdpCurve
+    from privamp.rdp.subsampled import zhu_wang_upper_bound
+
+    base = RdpCurve(np.array([2.0, 3.0, 4.0]), np.array([1.0, 2.0, np.inf]),
+                    relation="add-remove")
+    got = zhu_wang_upper_bound(base, gamma, [2.0, 3.0, 4.0]).epsilons
+    assert not np.any(np.isnan(got)) and np.isinf(got[2])
+    if gamma == 1.0:
+        assert got[0] == pytest.approx(1.0, rel=1e-12) and got[1] == pytest.approx(2.0, rel=1e-12)

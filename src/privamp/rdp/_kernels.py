@@ -116,7 +116,12 @@ def _mixture_eps(alphas: np.ndarray, gamma: float, cgf: np.ndarray, *,
         lg = j * math.log(gamma)
         l1g = _times(alpha_rep - j, float(np.log1p(-gamma)))  # −inf at γ = 1
         terms = lc + lg + l1g + g
+        # a weight that is exactly 0 (γ = 1, j < α) makes its term 0 even where g is +inf (an
+        # infinite base order): −inf + inf would be NaN
+        zero = np.isneginf(l1g) | np.isneginf(lc + lg)
+        terms = np.where(zero, -np.inf, terms)
     err = _term_error(lc, lg, l1g, k)
+    err = np.where(zero, 0.0, err)
     out = []
     for upper in (True, False):
         s = _segment_log1p_sum(terms, err, counts, upper)
