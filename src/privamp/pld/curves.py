@@ -249,18 +249,11 @@ class PoissonPairCurve(PairCurve):
     True
     """
 
-    def __init__(self, base: PairCurve, rate: float, orientation: str = "remove",
-                 rate_lower: float | None = None):
+    def __init__(self, base: PairCurve, rate: float, orientation: str = "remove"):
         if not isinstance(base, PairCurve) or base.orientation != "symmetric":
             raise ValueError("base must be a symmetric (self-dual) PairCurve")
         self.base = base
         self.rate = check_real("rate", rate, "(0, 1]")
-        #: the rate of the lower values, for a rate known only within [rate_lower, rate]: both
-        #: orientations grow with γ (γ ↦ D_α(Q‖Q + γ(P − Q)) is convex and 0 at γ = 0, and
-        #: likewise for the mixture in the first argument), so lower values at the smaller rate
-        #: and upper values at the larger bracket the curve at any rate in between
-        self.rate_lower = (self.rate if rate_lower is None
-                           else check_real("rate_lower", rate_lower, f"(0, {self.rate!r}]"))
         if orientation not in ("remove", "add"):
             raise ValueError(f"orientation must be 'remove' or 'add', not {orientation!r}")
         self.orientation = orientation
@@ -269,7 +262,7 @@ class PoissonPairCurve(PairCurve):
     # ---- the two orientations at ε ≥ 0 (log values; upper or lower bounds) ----------------
 
     def _remove_pos(self, eps: np.ndarray, lower: bool) -> np.ndarray:
-        g = self.rate_lower if lower else self.rate
+        g = self.rate
         # β = (α − 1 + γ)/γ ≥ 1: log β = log(1 + (e^ε − 1)/γ), rounded down by deamplify_eps;
         # its error is below 8 ulp, so +16 ulp is above the exact value
         log_beta = np.atleast_1d(deamplify_eps(eps, g))
@@ -282,7 +275,7 @@ class PoissonPairCurve(PairCurve):
         return round_up_log(math.log(g) + self.base.log_upper(log_beta), ulps=4)
 
     def _add_pos(self, eps: np.ndarray, lower: bool) -> np.ndarray:
-        g = self.rate_lower if lower else self.rate
+        g = self.rate
         out = np.full(eps.shape, -np.inf)
         finite = np.isfinite(eps)
         if g == 1.0:
@@ -356,20 +349,14 @@ class PoissonPairCurve(PairCurve):
         if base is None:
             return None
         pos, err = base
+        g = self.rate
         pos = np.asarray(pos, dtype=float)
-        sets = []
-        for g in (self.rate, self.rate_lower):
-            extra = ([math.log1p(-g)] if g < 1 and self.base.log_mass_at_infinity > -np.inf
-                     else [])
-            with np.errstate(over="ignore"):
-                sets.append(np.concatenate([np.log1p(g * np.expm1(pos)), extra]))
-        # the atoms at the rate (the lower values' rate moves them by the difference, which is
-        # added to the error; near-duplicate positions would not be exact grid points)
-        out, other = sets
-        if out.size != other.size:
-            return None
-        with np.errstate(invalid="ignore"):
-            err = err + float(np.max(np.abs(out - other), initial=0.0))
+        with np.errstate(over="ignore"):
+            mapped = np.log1p(g * np.expm1(pos))  # log(1 − γ + γ e^l)
+        extra = []
+        if g < 1 and self.base.log_mass_at_infinity > -np.inf:
+            extra.append(math.log1p(-g))
+        out = np.concatenate([mapped, extra])
         if self.orientation == "add":
             out = -out
         if not np.all(np.isfinite(out)):

@@ -58,15 +58,14 @@ certified upper end only). Measured (δ = 1e-5): WOR(60000, 600), σ = 2, 1000 s
 7.536 against 7.561 post-hoc; WOR(100, 50), σ = 3, 10 steps, K = 8: 33.44 against 39.05; and
 WR(1000, 100), σ = 2, K = 2 answers where the post-hoc profile's loss range overflows.
 
-**Randomized response (on a bit of the data), every scheme with a hit-count law: tight.** The
-mechanism sees the data only through one bit b of the subsample, so M(x) = (1 − ρ)R(0) + ρR(1)
-with ρ = P(b(subsample of x) = 1), and likewise ρ' for x'. Under the draw-by-draw coupling the
-subsamples differ only when the group is hit, so |ρ − ρ'| ≤ η_K = P(hits ≥ 1). The hockey-stick
-divergence of two such mixtures is jointly convex in (ρ, ρ') and so, along ρ − ρ' = η_K, largest
-at an end: ((1 − η_K)R(0) + η_K R(1), R(0)) or its mirror image — the "remove" and "add" pairs
-of Poisson sampling at rate η_K (Zhu, Dong, Wang 2022, Theorem 11; PoissonPairCurve). Both are
-attained (b = "some record of the group is in the subsample"). η_K is 1 − (1 − q)^K (Poisson),
-1 − C(n − K, m)/C(n, m) (WOR), 1 − (1 − K/n)^m (WR), bracketed both ways.
+**Randomized response is not tight here.** It sees the data through one bit of the
+subsample, and under the draw-by-draw coupling its output laws are RR mixtures whose weights ρ,
+ρ' differ by at most η_K = P(the group is hit), so at every ε the divergence is at most that of
+Poisson's "remove" or "add" pair at rate η_K. But a pair of datasets can sit strictly between the
+two (ρ = (1 − η)s + η, ρ' = (1 − η)s under WOR), dominated by neither for every α, and after
+two or more steps its δ exceeds both compositions (review of issue 20, F1:
+``tests/test_review21_findings.py``). So randomized response takes the coupling bound, whose
+symmetric curve bounds every ordered pair at every ε and therefore composes.
 
 **Every other combination: post-hoc.** The scheme's amplified profile for one record
 (:func:`~privamp.amplification.subsampling.amplify`) turned into a group profile by Vadhan's
@@ -93,7 +92,7 @@ from .._numerics import ULP, log1mexp, log_comb, round_down_log, round_up_log
 from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
-from .curves import PairCurve, PoissonPairCurve, ProfileCurve
+from .curves import PairCurve, ProfileCurve
 
 __all__ = ["GroupGaussianCurve", "group_bound", "group_pair_curves", "split_names"]
 
@@ -497,27 +496,6 @@ def _poisson_gaussian_ok(source, scheme, relation) -> bool:
             and getattr(source, "relation", relation) is relation)
 
 
-def _bit_input_ok(source, scheme, relation) -> bool:
-    from ..mechanisms.randomized_response import RandomizedResponse
-
-    return (isinstance(source, RandomizedResponse)
-            and source.relation is scheme.base_relation(relation))
-
-
-def _bit_input_pairs(source, scheme, relation, k):
-    """Randomized response on a bit b(·) of the subsample, for a group of k records: the two
-    orientations of Poisson sampling at rate η_k = P(the subsample hits the group), or ``None``
-    where privamp has no hit-count law (module doc)."""
-    if not _bit_input_ok(source, scheme, relation):
-        return None
-    hits = scheme.group_multiplicity(k, relation)
-    if hits is None:
-        return None
-    base = ProfileCurve(source.profile())
-    return {o: PoissonPairCurve(base, hits.eta, o, rate_lower=hits.eta_lower)
-            for o in ("remove", "add")}
-
-
 def _poisson_laplace_ok(source, scheme, relation) -> bool:
     from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
     from ..relations import NeighbouringRelation
@@ -588,9 +566,6 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
             a, b = _split_of(name, k)
             curves[name] = GroupGaussianCurve(source.theta, scheme.rate, a, b, theta_lower=lower)
         return curves, "tight"
-    bit = _bit_input_pairs(source, scheme, rel, k)
-    if bit is not None:
-        return bit, "tight"
     if _poisson_laplace_ok(source, scheme, rel):
         from .group_laplace import laplace_split_curves
 
@@ -625,7 +600,7 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
     if _poisson_gaussian_ok(source, scheme, rel) or _poisson_laplace_ok(source, scheme, rel):
         return "tight"
     if not isinstance(scheme, _BatchedScheme) and scheme.group_multiplicity(2, rel) is not None:
-        return "tight" if _bit_input_ok(source, scheme, rel) else "coupling"
+        return "coupling"
     return "post-hoc"
 
 
