@@ -227,7 +227,9 @@ class Accountant:
                  delta_error: float | None = None, grid_step: float | None = None,
                  upper_error: float | None = None, orders: Any = None, cache: Any = None,
                  shared_grid: bool = False):
-        self.backend = Backend.parse(backend)
+        self._events: list[Event] = []
+        self._counts: list[int] = []
+        self.backend = backend
         self.upper_error = None if upper_error is None else check_real("upper_error",
                                                                        upper_error, "(0, inf)")
         self.eps_error = None if eps_error is None else check_real("eps_error", eps_error,
@@ -247,9 +249,8 @@ class Accountant:
             raise InvalidTypeError("shared_grid", "True or False", shared_grid)
         self.shared_grid = shared_grid
         # the ledger's lines: the event as first added (its count may be stale), the line's
-        # total count and the number of add() calls merged into it
-        self._events: list[Event] = []
-        self._counts: list[int] = []
+        # total count and the number of add() calls merged into it (_events and _counts are
+        # created above, before the backend is set)
         self._calls: list[int] = []
         self._lines: dict[tuple, int] = {}  # (kind, label) -> line
         self._seen: dict[tuple, int] = {}  # the add() arguments as given -> line (fast path)
@@ -259,6 +260,24 @@ class Accountant:
         self.details: dict = {}
 
     # ---- the ledger ---------------------------------------------------------------------
+
+    @property
+    def backend(self) -> Backend:
+        """The accounting backend. Setting it re-checks every line of the ledger against the
+        new backend (a group of records or a batch sampler only some backends account), and
+        refuses — keeping the old backend — where one cannot be accounted."""
+        return self._backend
+
+    @backend.setter
+    def backend(self, value: Backend | str) -> None:
+        new = Backend.parse(value)
+        for ev in self.events:
+            reason = self._group_supports(new, ev) or BACKENDS[new].supports(ev, self.events)
+            if reason is not None:
+                raise UnsupportedCombinationError(
+                    f"the {new.value!r} backend cannot account the ledger's line {ev.count} x "
+                    f"{ev.mechanism!r}: {reason}")
+        self._backend = new
 
     def add(self, mechanism: Any, count: int = 1, *, scheme: SamplingScheme | None = None,
             relation: NeighbouringRelation | str | None = None, group_privacy: Any = None,
@@ -712,7 +731,9 @@ class Accountant:
         for e in values:
             check_real("eps", float(e), "[0, inf)")
         self._require_events()
-        if self.backend is Backend.RDP:
+        if self.backend is Backend.RDP or (self.group_size > 1 and self.group_bound != "tight"):
+            # groups without a tight pair: delta() takes the smaller of the per-step bound and
+            # group privacy after composition, point by point
             return [self.delta(float(e)) for e in values]
         up, low = self._profile(values)
         return [Bracket(None if low is None else float(lo), float(u))
@@ -736,7 +757,15 @@ class Accountant:
 
         # (the fourier backend's events are read through the PLD engine too: certified)
         kw = dict(eps_error=self.eps_error, grid_step=self.grid_step, cache=self.query_cache)
-        prof = pld_profile(PldBackend.events(self), eps, **kw)
+        try:
+            prof = pld_profile(PldBackend.events(self), eps, **kw)
+        except NumericalError as err:
+            if self.group_size == 1 or self.group_bound == "tight":
+                raise
+            raise NumericalError(
+                f"groups of {self.group_size} records: the per-step group curves cannot be "
+                f"composed here ({err}); epsilon() and delta() also try group privacy applied "
+                "after composition, the trade-off curve does not") from err
         low = prof.lower
         by_low = prof.orientations
         self.details = {"backend": "pld", "grid_upper": prof.grid_upper,

@@ -331,8 +331,7 @@ def _budget(args, delta, acc, mech, scheme, outer, progress) -> dict:
 _GROUP_BOUND_NOTE = {
     "tight": "tight group bound (the exact pairs of a group of records: the split pairs of "
              "the Gaussian (Schuchardt et al. 2024) and the Laplace mechanism under Poisson, "
-             "randomized response at the group's hit rate, the mechanism's own group profile "
-             "without sampling)",
+             "the mechanism's own group profile without sampling)",
     "coupling": "coupling group bound (the subsamples coupled draw by draw, the group's hit "
                 "count with the mechanism's group profiles, BBG Theorem 8; valid, not known to "
                 "be tight)",

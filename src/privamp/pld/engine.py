@@ -261,7 +261,7 @@ def _orientation_sets(events: Sequence[PldEvent]) -> dict[str, list[tuple[PairCu
     keysets = {frozenset(ev.curves) for ev in events if "symmetric" not in ev.curves}
     if len(keysets) > 1:
         raise InvalidParameterError("events", "asymmetric events with the same orientations "
-                                    "(one group size per ledger)",
+                                    "(one group size and one kind of group pair per ledger)",
                                     sorted(sorted(k) for k in keysets))
     names = tuple(sorted(next(iter(keysets)), key=lambda n: (n != "remove", n != "add", n))
                   ) if keysets else ("symmetric",)
