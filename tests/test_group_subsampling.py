@@ -405,9 +405,9 @@ def test_cli_group_size(capsys):
     assert line.startswith("privamp: error: ") and "group_size=2" in line
     line = run_error(["epsilon", *base, "--delta", "1e-5", "--group-size", "0"], capsys)
     assert line.startswith("privamp: error: --group-size")
-    line = run_error(["calibrate", "--mechanism", "gaussian", "--target-epsilon", "2",
-                      "--delta", "1e-5", "--sampling", "poisson", "--rate", "0.01", "--steps",
-                      "100", "--group-size", "2"], capsys)
+    line = run_error(["plot", "delta", "--mechanism", "gaussian", "--sigma", "2",
+                      "--sampling", "poisson", "--rate", "0.01", "--steps", "100",
+                      "--group-size", "2", "--out", "x.png"], capsys)
     assert "--group-size is not used by this command" in line
 
 

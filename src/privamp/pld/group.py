@@ -350,7 +350,30 @@ def _log_diff(a: np.ndarray, b: np.ndarray, up: bool) -> np.ndarray:
         return round_down_log(out, ulps=8)
 
 
-class GroupGaussianCurve(PairCurve):
+class _SplitCurve(PairCurve):
+    """What the curves of one split (a removals, b insertions) of a group of K = a + b records
+    under Poisson sampling share: the validated parameters θ (upper values and slopes), θ_lower
+    (lower values), the rate, a and b, and the engine orientation name of the split
+    (:func:`split_names`). Subclasses build their mixtures in ``__init__`` after this one."""
+
+    lower_slack = 1e-12
+
+    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
+                 theta_lower: float | None = None):
+        self.theta = check_real("theta", theta, "(0, inf)")
+        self.theta_lower = (self.theta if theta_lower is None
+                            else check_real("theta_lower", theta_lower, f"(0, {self.theta!r}]"))
+        self.rate = check_real("rate", rate, "(0, 1]")
+        self.n_remove = check_int("n_remove", n_remove, "[0, inf)")
+        self.n_add = check_int("n_add", n_add, "[0, inf)")
+        if self.n_remove + self.n_add < 1:
+            check_int("n_remove + n_add", self.n_remove + self.n_add, "[1, inf)")
+        self.orientation = ("remove" if self.n_add == 0 else "add" if self.n_remove == 0
+                            else f"mixed{self.n_remove}")
+        self.group_size = self.n_remove + self.n_add
+
+
+class GroupGaussianCurve(_SplitCurve):
     """The split (a removals, b insertions) of a group of K = a + b records under Poisson
     sampling (rate q) of the Gaussian mechanism (θ = Δ/σ): the curve of
 
@@ -365,22 +388,9 @@ class GroupGaussianCurve(PairCurve):
     True
     """
 
-    lower_slack = 1e-12
-
     def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
                  theta_lower: float | None = None):
-        self.theta = check_real("theta", theta, "(0, inf)")
-        self.theta_lower = (self.theta if theta_lower is None
-                            else check_real("theta_lower", theta_lower, f"(0, {self.theta!r}]"))
-        self.rate = check_real("rate", rate, "(0, 1]")
-        self.n_remove = check_int("n_remove", n_remove, "[0, inf)")
-        self.n_add = check_int("n_add", n_add, "[0, inf)")
-        if self.n_remove + self.n_add < 1:
-            check_int("n_remove + n_add", self.n_remove + self.n_add, "[1, inf)")
-        k = self.n_remove + self.n_add
-        self.orientation = ("remove" if self.n_add == 0 else "add" if self.n_remove == 0
-                            else f"mixed{self.n_remove}")
-        self.group_size = k
+        super().__init__(theta, rate, n_remove, n_add, theta_lower)
         self._up = self._mixture(self.theta)
         self._lo = (self._up if self.theta_lower == self.theta
                     else self._mixture(self.theta_lower))

@@ -84,9 +84,7 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
-from .._validation import check_int, check_real
-from .curves import PairCurve
-from .group import _log_binom, _log_diff
+from .group import _log_binom, _log_diff, _SplitCurve
 
 __all__ = ["GroupLaplaceCurve", "laplace_split_curves"]
 
@@ -312,7 +310,7 @@ def _log_sub_safe(a, b):
         return np.where(a > b, a + log1mexp(np.minimum(b - a, 0.0)), np.nan)
 
 
-class GroupLaplaceCurve(PairCurve):
+class GroupLaplaceCurve(_SplitCurve):
     """The split (a removals, b insertions) of a group of K = a + b records under Poisson
     sampling (rate q) of the Laplace mechanism (θ = Δ/b): the curve of
 
@@ -343,21 +341,9 @@ class GroupLaplaceCurve(PairCurve):
     (True, -inf)
     """
 
-    lower_slack = 1e-12
-
     def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
                  theta_lower: float | None = None):
-        self.theta = check_real("theta", theta, "(0, inf)")
-        self.theta_lower = (self.theta if theta_lower is None
-                            else check_real("theta_lower", theta_lower, f"(0, {self.theta!r}]"))
-        self.rate = check_real("rate", rate, "(0, 1]")
-        self.n_remove = check_int("n_remove", n_remove, "[0, inf)")
-        self.n_add = check_int("n_add", n_add, "[0, inf)")
-        if self.n_remove + self.n_add < 1:
-            check_int("n_remove + n_add", self.n_remove + self.n_add, "[1, inf)")
-        self.orientation = ("remove" if self.n_add == 0 else "add" if self.n_remove == 0
-                            else f"mixed{self.n_remove}")
-        self.group_size = self.n_remove + self.n_add
+        super().__init__(theta, rate, n_remove, n_add, theta_lower)
         self._up = self._mixture(self.theta, up=True)
         self._lo = (self._up if self.theta_lower == self.theta
                     else self._mixture(self.theta_lower, up=False))
