@@ -395,3 +395,31 @@ def test_cli_group_size(capsys):
                     "poisson", "--rate", "0.01", "--steps", "100", "--delta", "1e-5",
                     "--group-size", "2"], capsys)
     assert out["group_bound"] == "tight" and out["group_size"] == 2
+
+
+@pytest.mark.parametrize("scale", [0.3, 0.7, 3.0, 1 / 3])
+def test_laplace_mechanism_lower_values_use_theta_rounded_down(scale):
+    """Δ/b is not a double: the profile's upper values use it rounded up, its lower values
+    rounded down, so both bracket the exact 1 − e^{(ε−θ)/2} (mpmath, 50 digits) even at ε
+    within a few ulp of θ, where a 1-ulp error of θ changes δ by a large relative amount."""
+    from privamp import LaplaceMechanism
+
+    with mpmath.workdps(50):
+        _check_laplace_rounding(LaplaceMechanism(scale), scale)
+
+
+def _check_laplace_rounding(mech, scale):
+    mp = mpmath
+    prof = mech.profile()
+    theta = mp.mpf(1) / mp.mpf(scale)
+    assert prof.theta_lower <= theta <= prof.theta
+    top = float(theta)
+    eps = np.array([top * (1 - 1e-9), np.nextafter(top, 0), np.nextafter(np.nextafter(top, 0), 0),
+                    top / 2, 0.0])
+    for e, lo, up in zip(eps, prof.log_delta_lower(eps), prof.log_delta(eps), strict=True):
+        exact = 1 - mp.exp((mp.mpf(e) - theta) / 2)
+        if exact <= 0:
+            assert lo == -np.inf
+            continue
+        assert lo <= float(mp.log(exact)) <= up
+    assert mech.profile().group(3).theta_lower <= 3 * theta <= mech.profile().group(3).theta

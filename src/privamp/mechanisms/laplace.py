@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._numerics import ULP, div_up, mul_up, round_down_log, round_up_log
+from .._numerics import ULP, div_down, div_up, mul_down, mul_up, round_down_log, round_up_log
 from .._params import Param
 from .._validation import check_real
 from ..privacy_loss import LaplacePrivacyLoss
@@ -42,9 +42,14 @@ class LaplaceProfile(PrivacyProfile):
     (0.2211992169286, 1.0)
     """
 
-    def __init__(self, theta: float, relation=NeighbouringRelation.ADD_REMOVE):
+    def __init__(self, theta: float, relation=NeighbouringRelation.ADD_REMOVE,
+                 theta_lower: float | None = None):
         self.theta = check_real("theta", theta, "[0, inf)")
         self.relation = NeighbouringRelation.parse(relation)
+        #: θ for the lower values (≤ θ: the profile grows with θ), e.g. Δ/b rounded down where
+        #: ``theta`` is Δ/b rounded up
+        self.theta_lower = (self.theta if theta_lower is None
+                            else check_real("theta_lower", theta_lower, f"[0, {self.theta!r}]"))
 
     def _log_delta(self, eps):
         th = self.theta
@@ -58,8 +63,9 @@ class LaplaceProfile(PrivacyProfile):
         # ε − θ is one subtraction of floats (within ½ ulp of the exact difference, in relative
         # terms: no cancellation error beyond that), the halving is exact (or off by half a
         # subnormal): raising x by 1 ulp of |x| and a subnormal gives x_up ≥ the exact (ε − θ)/2,
-        # and 1 − e^x decreases in x. −expm1 and log add a few ulp (round_down_log).
-        th = self.theta
+        # and 1 − e^x decreases in x. −expm1 and log add a few ulp (round_down_log). θ_lower:
+        # the profile grows with θ.
+        th = self.theta_lower
         with np.errstate(divide="ignore", invalid="ignore"):
             x = (eps - th) / 2.0
             x_up = x + ULP * np.abs(x) + _SUBNORMAL
@@ -72,10 +78,13 @@ class LaplaceProfile(PrivacyProfile):
         return self.theta
 
     def _white_box_group(self, k):
-        return LaplaceProfile(mul_up(float(k), self.theta), self.relation)
+        return LaplaceProfile(mul_up(float(k), self.theta), self.relation,
+                              theta_lower=mul_down(float(k), self.theta_lower))
 
     def __repr__(self) -> str:
-        return f"LaplaceProfile(theta={self.theta!r}, relation={self.relation.value!r})"
+        low = "" if self.theta_lower == self.theta else f", theta_lower={self.theta_lower!r}"
+        return (f"LaplaceProfile(theta={self.theta!r}, relation={self.relation.value!r}"
+                f"{low})")
 
 
 @register("laplace")
@@ -124,8 +133,13 @@ class LaplaceMechanism(AdditiveNoiseMechanism):
         """Scales giving ε₀ = 2, 1 and 0.1."""
         return [cls(scale, relation=relation) for scale in (1.0, 0.5, 10.0)]
 
+    @property
+    def theta_lower(self) -> float:
+        """θ = Δ/b rounded down (for the certified lower values)."""
+        return div_down(self.sensitivity, self.scale)
+
     def profile(self) -> LaplaceProfile:
-        return LaplaceProfile(self.theta, self.relation)
+        return LaplaceProfile(self.theta, self.relation, theta_lower=self.theta_lower)
 
     def privacy_loss(self, reverse: bool = False) -> LaplacePrivacyLoss:
         return LaplacePrivacyLoss(self.theta)

@@ -76,7 +76,6 @@ import numpy as np
 
 from .._numerics import (
     ULP,
-    div_down,
     log1mexp,
     log_expm1,
     mul_down,
@@ -491,13 +490,11 @@ class GroupLaplaceCurve(_SplitCurve):
 def laplace_split_curves(source, rate: float, group_size: int) -> dict[str, GroupLaplaceCurve]:
     """The K + 1 split curves (:func:`privamp.pld.group.split_names`) of a Laplace mechanism or
     profile under Poisson sampling at ``rate``. θ of a mechanism is Δ/b rounded up; its lower
-    values use Δ/b rounded down (the exact θ lies between)."""
-    from ..mechanisms.laplace import LaplaceMechanism
+    values use Δ/b rounded down (``theta_lower``: the exact θ lies between)."""
     from .group import _split_of, split_names
 
     theta = source.theta
-    lower = (min(div_down(source.sensitivity, source.scale), theta)
-             if isinstance(source, LaplaceMechanism) else theta)
+    lower = min(getattr(source, "theta_lower", theta), theta)
     curves = {}
     for name in split_names(group_size):
         a, b = _split_of(name, group_size)
