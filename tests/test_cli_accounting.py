@@ -71,7 +71,7 @@ def test_text_output(capsys):
     (["epsilon", *G, *P, "--steps", "10", "--delta", "1e-5", "--group-size", "3",
       "--accountant", "rdp"], "group_size=3"),
     (["calibrate", "--mechanism", "gaussian", *P, "--target-epsilon", "1", "--delta",
-      "1e-5", "--steps", "3", "--group-size", "3"], "--group-size"),
+      "1e-5", "--steps", "3", "--group-size", "3", "--accountant", "rdp"], "--group-size"),
     (["calibrate", *G, "--target-epsilon", "0.01", "--delta", "1e-5", "--calibrate", "steps"],
      "--target-epsilon"),
     (["calibrate", "--mechanism", "laplace", "--target-epsilon", "1", "--delta", "1e-5",

@@ -292,9 +292,10 @@ class Accountant:
 
         ``group_size`` K ≥ 1: the guarantee is for groups of K records (K insertions/removals
         or K substitutions), the same K for every line of a ledger (:mod:`privamp.pld.group`:
-        tight pairs for Poisson under add/remove of the Gaussian, the coupling bound for other
-        mechanisms under Poisson and for WOR/WR, the post-hoc group bound of the amplified
-        profile otherwise; ``details["group_bound"]`` says which).
+        tight pairs for Poisson under add/remove of the Gaussian and the Laplace mechanism, the
+        coupling bound for other mechanisms under Poisson and for WOR/WR, the post-hoc group
+        bound otherwise — per step or after composition, the smaller;
+        ``details["group_bound"]`` says which).
         """
         seen = (mechanism, scheme, relation, group_privacy, label, group_size)
         try:

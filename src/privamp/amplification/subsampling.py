@@ -100,7 +100,7 @@ class AmplifiedProfile(PrivacyProfile):
         self.scheme = scheme
         self.relation = relation
         self.group_privacy = group_privacy
-        self.group_size = group_size
+        self.group_size = group_size = check_int("group_size", group_size, "[1, inf)")
         self.theorem = scheme.theorem(relation)
         if group_size == 1:
             self.multiplicity = scheme.multiplicity()

@@ -557,7 +557,15 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
 
     k = check_int("group_size", group_size, "[1, inf)")
     if k == 1:
-        return pair_curves(source, scheme, relation, group_privacy), "tight"
+        # one record: the PLD rules; "tight" only where the rule's pair is exact
+        from .builders import PAIR_RULES
+
+        curves = pair_curves(source, scheme, relation, group_privacy)
+        rel = None if scheme is None else scheme.resolve(relation)[0]
+        exact = (not isinstance(source, PairCurve)
+                 and PAIR_RULES.find(source, scheme, rel, group_privacy).exact
+                 and getattr(source, "exact_pair", False))
+        return curves, "tight" if exact else "post-hoc"
     if scheme is None:
         profile = source.profile() if isinstance(source, Mechanism) else source
         method = None if group_privacy is None else GroupPrivacy.parse(group_privacy)
