@@ -631,15 +631,18 @@ def _vadhan_ratio_down(u: np.ndarray, k: int) -> np.ndarray:
         num = np.expm1(u)
         den = np.expm1(k * u)
         r = np.where(u > 0, num / den, 1.0 / k)
-    # expm1 within 1 ulp each, k·u and the division a few more: 8 ulp of relative slack
-    return np.where(np.isfinite(r), r * (1 - 8 * ULP), 0.0)
+    # expm1 within 1 ulp each and the division 1 more; the rounding of the argument k·u (½ ulp
+    # of k·u) moves expm1(k·u) by up to k·u·ulp relative (d log expm1(x)/dx ≤ 1 + 1/x, times
+    # x·ulp/2): a slack of (8 + 2(k + 1)u) ulp
+    return np.where(np.isfinite(r), r * (1 - (8 + 2 * (k + 1) * u) * ULP), 0.0)
 
 
 def _vadhan_factor_up(u: np.ndarray, k: int) -> np.ndarray:
     """``(e^{ku} − 1)/(e^u − 1)`` rounded up (k at u = 0)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         f = np.where(u > 0, np.expm1(k * u) / np.expm1(u), float(k))
-    return np.where(np.isnan(f), np.inf, f * (1 + 8 * ULP))
+    # as in _vadhan_ratio_down: the argument k·u is rounded too
+    return np.where(np.isnan(f), np.inf, f * (1 + (8 + 2 * (k + 1) * u) * ULP))
 
 
 #: evaluations of the one-record ε in :func:`composed_group_epsilon`, the upward nudge of an
