@@ -25,7 +25,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from scipy import signal, stats
+from scipy import stats
 
 from cli_helpers import run_error, run_json
 from privamp import Accountant, GaussianMechanism, LaplaceMechanism
@@ -37,6 +37,7 @@ from privamp.pld.engine import PldEvent, pld_epsilon
 from privamp.pld.group import GroupGaussianCurve, group_pair_curves, split_names
 from privamp.sampling import Poisson
 from privamp.sampling.schemes import SCHEMES
+from simple_pld import simple_split_delta
 
 RNG = np.random.default_rng(20)
 
@@ -232,37 +233,9 @@ def test_the_pair_dominates_concrete_datasets(seed):
 # ---- composition against a second, simple PLD --------------------------------------------------
 
 
-def _simple_delta(theta, q, a, b, steps, eps, h=5e-4):
-    """δ(ε) of ``steps`` compositions of the double-mixture pair, bracketed by a simple PLD:
-    outputs on a fine grid, each cell's P-mass put at the loss of its right end (upper: the
-    loss is increasing) or left end (lower), rounded up/down onto a loss grid of spacing h and
-    convolved (FFT: its ~1e-16 absolute error is far below the tolerance); the mass beyond
-    the output grid goes to +∞ (upper) or is dropped."""
-    t = np.linspace(-14 - b * theta, 14 + a * theta, 400_001)
-    wa = stats.binom.pmf(np.arange(a + 1), a, q)
-    wb = stats.binom.pmf(np.arange(b + 1), b, q)
-    cdf = sum(w * stats.norm.cdf(t - i * theta) for i, w in enumerate(wa))
-    mass = np.diff(cdf)
-    lp = np.log(sum(w * stats.norm.pdf(t, i * theta) for i, w in enumerate(wa)))
-    lq = np.log(sum(w * stats.norm.pdf(t, -j * theta) for j, w in enumerate(wb)))
-    loss = lp - lq
-    out_mass = 1 - mass.sum()
-    res = []
-    for upper in (True, False):
-        ends = loss[1:] if upper else loss[:-1]
-        idx = np.ceil(ends / h) if upper else np.floor(ends / h)
-        base = int(idx.min())
-        pmf = np.bincount((idx - base).astype(int), weights=mass)
-        total, off = np.array([1.0]), 0
-        for _ in range(steps):
-            total = np.maximum(signal.fftconvolve(total, pmf), 0.0)
-            off += base
-        losses = (np.arange(total.size) + off) * h
-        d = float(np.sum(total * np.maximum(0.0, -np.expm1(eps - losses))))
-        if upper:
-            d += 1 - (1 - out_mass) ** steps + 1e-12
-        res.append(d)
-    return res[1], res[0]
+def _simple_delta(theta, q, a, b, steps, eps):
+    """The shared simple PLD (``tests/simple_pld.py``) of this family's split pair."""
+    return simple_split_delta(stats.norm, theta, q, a, b, steps, eps, reach=14)
 
 
 @pytest.mark.parametrize(("theta", "q", "k", "steps"),
