@@ -8,7 +8,9 @@ Cases (Poisson-subsampled Gaussian, q = 0.01, σ = 1, δ = 1e-5, unless said):
   one ``epsilon``. dp_accounting: T ``compose(PoissonSampledDpEvent(...))`` calls and one
   ``get_epsilon`` (PLD and RDP accountants), against one ``compose(..., T)``.
 * ``schedule``: 10 noise levels cycled through 100 runs of 100 steps (10 distinct events).
-* ``per-epoch``: 20 epochs of 500 steps, ε asked after each epoch (20 queries).
+* ``per-epoch``: 20 epochs of 500 steps, ε asked after each epoch (20 queries), with the default
+  grids and with ``Accountant(horizon=10_000)``; dp_accounting's accountants composing 500
+  steps per epoch and asked after each.
 
 Every timing is in-process after a warm-up query on a different ledger (imports excluded),
 the median of ``--repeat`` runs, with the peak resident memory of the process at the end.
@@ -63,8 +65,8 @@ def privamp_schedule():
     return acc.epsilon(DELTA).upper
 
 
-def privamp_per_epoch():
-    acc = Accountant()
+def privamp_per_epoch(horizon=None):
+    acc = Accountant(horizon=horizon)
     for _ in range(20):
         for _ in range(500):
             acc.step(GaussianMechanism(SIGMA), scheme=Poisson(Q))
@@ -94,8 +96,19 @@ def dp_accountants():
     def batched(make, steps):
         return lambda: make().compose(event(), steps).get_epsilon(DELTA)
 
-    return {"dp_accounting PLD": (pld_privacy_accountant.PLDAccountant, per_step, batched),
-            "dp_accounting RDP": (rdp_privacy_accountant.RdpAccountant, per_step, batched)}
+    def per_epoch(make):
+        def run():
+            acc = make()
+            for _ in range(20):
+                acc.compose(event(), 500)
+                eps = acc.get_epsilon(DELTA)
+            return eps
+        return run
+
+    return {"dp_accounting PLD": (pld_privacy_accountant.PLDAccountant, per_step, batched,
+                                  per_epoch),
+            "dp_accounting RDP": (rdp_privacy_accountant.RdpAccountant, per_step, batched,
+                                  per_epoch)}
 
 
 def main() -> None:
@@ -104,6 +117,8 @@ def main() -> None:
     ap.add_argument("--peer-repeat", type=int, default=1,
                     help="runs of the peers' cases (dp_accounting PLD per step: minutes a run)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--skip-per-step-peers", action="store_true",
+                    help="leave out dp_accounting composing per step (about 6 minutes)")
     args = ap.parse_args()
     Accountant().add(GaussianMechanism(2.0), 10, scheme=Poisson(0.02)).epsilon(1e-6)  # warm-up
 
@@ -113,15 +128,20 @@ def main() -> None:
         eps_b, t_b = median_time(lambda s=steps: privamp_batched(s), args.repeat)
         rows.append((f"privamp pld, {steps} steps", t_s, t_b, eps_s, eps_b))
     peers = dp_accountants()
-    for name, (make, per_step, batched) in peers.items():
+    epoch_peers = []
+    for name, (make, per_step, batched, per_epoch) in peers.items():
         batched(make, 10)()  # warm-up
-        for steps in (1000,):
-            eps_s, t_s = median_time(per_step(make, steps), args.peer_repeat)
-            eps_b, t_b = median_time(batched(make, steps), args.peer_repeat)
-            rows.append((f"{name}, {steps} steps", t_s, t_b, eps_s, eps_b))
+        if not args.skip_per_step_peers:
+            for steps in (1000,):
+                eps_s, t_s = median_time(per_step(make, steps), args.peer_repeat)
+                eps_b, t_b = median_time(batched(make, steps), args.peer_repeat)
+                rows.append((f"{name}, {steps} steps", t_s, t_b, eps_s, eps_b))
+        eps_pe, t_pe = median_time(per_epoch(make), args.repeat)
+        epoch_peers.append((name, t_pe, eps_pe))
     eps_sched, t_sched = median_time(privamp_schedule, args.repeat)
     eps_one, t_one = median_time(lambda: privamp_batched(10_000), args.repeat)
     eps_ep, t_ep = median_time(privamp_per_epoch, args.repeat)
+    eps_hz, t_hz = median_time(lambda: privamp_per_epoch(10_000), args.repeat)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     lines = [
@@ -148,7 +168,13 @@ def main() -> None:
         f"{t_sched:.3f} | one level, one batched call: {t_one:.3f} s | {upper(eps_sched, 6)} |",
         f"| 20 epochs x 500 steps, ε after every epoch (20 queries) | {t_ep:.3f} | one query "
         f"at 10,000 steps: {t_one:.3f} s | {upper(eps_ep, 6)} |",
+        f"| the same with `Accountant(horizon=10_000)` (grids planned for the run, steps and "
+        f"transforms reused) | {t_hz:.3f} | one query at 10,000 steps: {t_one:.3f} s | "
+        f"{upper(eps_hz, 6)} |",
     ]
+    for name, t_pe, eps_pe in epoch_peers:
+        lines.append(f"| {name}: the same 20 epochs, `compose(event, 500)` and `get_epsilon` "
+                     f"after each | {t_pe:.3f} | | {upper(eps_pe, 6)} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{sensitivity:g}C), delta={args.delta:g}")
 
     state = args.state or Path(tempfile.mkdtemp()) / "ledger.json"
-    acc = Accountant()
+    # the grids are planned for the whole run: each epoch's query reuses the previous ones'
+    # discretised steps and transforms (the horizon is kept by save/load)
+    acc = Accountant(horizon=steps_per_epoch * args.epochs)
     w = np.zeros(x.shape[1])
     started = time.perf_counter()
     for step, batch in enumerate(sampler, 1):

@@ -491,3 +491,23 @@ def test_a_plain_shuffled_loader_is_refused_with_the_shuffle_scheme_named(datase
         PrivampPrivacyEngine().make_private(module=model, optimizer=opt, data_loader=loader,
                                             noise_multiplier=1.0, max_grad_norm=1.0,
                                             poisson_sampling=False)
+
+
+def test_horizon_plans_the_grids_and_keeps_the_answer_of_the_ledger():
+    """``PrivampAccountant(horizon=...)``: ε after every "epoch" equals privamp's own
+    accountant with the same horizon (the shared work changes the time only), and the horizon
+    travels with the state."""
+    scheme = Poisson(0.01)
+    acc = PrivampAccountant(scheme, horizon=600)
+    for epoch in range(1, 4):
+        for _ in range(200):
+            acc.step(noise_multiplier=1.0, sample_rate=0.01)
+        ref = Accountant(horizon=600).add(GaussianMechanism(1.0, 1.0), 200 * epoch,
+                                          scheme=scheme)
+        assert acc.epsilon_bracket(DELTA) == ref.epsilon(DELTA)
+    again = PrivampAccountant()
+    again.load_state_dict(acc.state_dict())
+    assert again.horizon == 600
+    assert again.get_epsilon(DELTA) == acc.get_epsilon(DELTA)
+    with pytest.raises(InvalidParameterError, match="horizon"):
+        PrivampAccountant(scheme, horizon=0)

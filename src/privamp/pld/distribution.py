@@ -36,6 +36,8 @@ Certified error terms of :func:`compose` (each goes to the safe side of the brac
 from __future__ import annotations
 
 import math
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -101,6 +103,22 @@ def fast_length(n: int) -> int:
             p35 *= 3
         p5 *= 5
     return best
+
+
+def ladder_length(n: int) -> int:
+    """The smallest 2^k or 3·2^k that is at least n ≥ 1: the FFT length of a composition.
+
+    Coarser than :func:`fast_length` (at most 1.5× n instead of about 1.05×) so that a window
+    that grows a little — the same steps composed a few more times, a ledger queried after
+    every epoch — keeps its length, and with it the transforms of its steps (memoised per
+    length).
+
+    >>> ladder_length(100_001), ladder_length(131_072), ladder_length(131_073)
+    (131072, 131072, 196608)
+    """
+    p2 = 1 << max(n - 1, 0).bit_length()  # the next power of two
+    p3 = 3 * (1 << max(-(-n // 3) - 1, 0).bit_length())
+    return min(p2, p3)
 
 
 @dataclass(frozen=True)
@@ -201,8 +219,8 @@ def _window(steps: Sequence[tuple[StepPLD, int]], log_tol: float) -> tuple[float
     up = np.zeros(lam.size)
     down = np.zeros(lam.size)
     for step, count in steps:
-        up += count * step.log_mgf(lam)
-        down += count * step.log_mgf(-lam)
+        up += count * _step_log_mgf(step, lam)
+        down += count * _step_log_mgf(step, -lam)
     with np.errstate(invalid="ignore"):
         b_cand = (up - log_tol) / lam
         a_cand = (log_tol - down) / lam
@@ -470,6 +488,57 @@ class ComposedPLD:
 _TWO_PI_EXT = _EXT("6.283185307179586476925286766559005768394")
 
 
+#: Transforms longer than this are not memoised (a 2^19-point step keeps about 20 MB of
+#: spectra and logarithms; the memory bound's compositions would keep hundreds).
+_MEMO_MAX_N = 2**19
+#: Only the steps of the last few ``ladder`` compositions keep a memo (its memory is not in
+#: the cache's byte budgets, which count the masses): at most this many, least recent dropped.
+_KEPT_STEPS = 8
+_KEPT: OrderedDict = OrderedDict()  # id(step) → weak reference to the step
+
+
+def _keep(step: StepPLD) -> None:
+    """Let ``step`` memoise the work that depends only on it and the FFT length (see
+    :func:`_memo`): done by :func:`compose` with ``ladder=True``, whose compositions of the same
+    steps at neighbouring counts share it. The least recently kept step beyond
+    :data:`_KEPT_STEPS` loses its memo."""
+    key = id(step)
+    ref = _KEPT.get(key)
+    if ref is not None and ref() is step:
+        _KEPT.move_to_end(key)
+        return
+    if "_memo" not in step.__dict__:
+        object.__setattr__(step, "_memo", {})  # a frozen dataclass: its fields stay fixed
+    _KEPT[key] = weakref.ref(step)
+    while len(_KEPT) > _KEPT_STEPS:
+        _, old_ref = _KEPT.popitem(last=False)
+        old = old_ref()
+        if old is not None:
+            old.__dict__.pop("_memo", None)
+
+
+def _memo(step: StepPLD) -> dict:
+    """A kept step's private memo (:func:`_keep`) of its spectra (:func:`_step_spectrum`),
+    their logarithms, its tilted copy and its log-MGFs; a throwaway dict for any other step.
+    Compositions of the same step at different counts — a ledger queried after every epoch —
+    share it; a memo changes how long a composition takes, never its result (every entry is
+    what the computation it replaces returns, bit for bit)."""
+    memo = step.__dict__.get("_memo")
+    return memo if memo is not None else {}
+
+
+def _step_log_mgf(step: StepPLD, lam: np.ndarray) -> np.ndarray:
+    """:meth:`StepPLD.log_mgf` on ``lam``, memoised on the step (at most four grids)."""
+    mgfs = _memo(step).setdefault("mgf", {})
+    key = lam.tobytes()
+    out = mgfs.get(key)
+    if out is None:
+        if len(mgfs) >= 4:
+            mgfs.pop(next(iter(mgfs)))
+        out = mgfs[key] = step.log_mgf(lam)
+    return out
+
+
 def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
     """rfft of one step at the frequencies ``sel`` (all if None) and a bound on the error of
     every coefficient: ``(values, error, dtype_unit)``.
@@ -481,49 +550,95 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
     error :func:`_fft_bounds.direct_dft_error_constant` (≈ 13 + log₂ m) u_ext per unit mass —
     and the light rest by a double FFT (error κ u ‖rest‖₁); when the heavy part is too large
     for that, one extended-precision FFT of everything.
+
+    Compositions of the same step that split it alike (:func:`compose` with ``ladder=True``
+    rounds the budget down to a power of 2 for that) share, through the step's memo, its
+    transforms at length n: the double FFT, the light part's FFT and every extended-precision
+    coefficient already computed. Each coefficient is a pairwise sum over the heavy masses
+    alone, so it does not depend on which other frequencies were computed with it.
     """
     masses = step.masses
-    pos = np.arange(masses.size) % n  # fold long step arrays circularly
+    memo = _memo(step)
     if sel is None:
+        got = memo.get("double")
+        if got is not None and got[0] == n:
+            return got[1]
+        pos = np.arange(masses.size) % n  # fold long step arrays circularly
         buf = np.zeros(n)
         np.add.at(buf, pos, masses)
-        return (fft.rfft(buf),
-                _fb.rfft_error_bound(n, np.float64, float(np.sum(np.abs(masses))), masses.size),
-                ULP)
+        out = (fft.rfft(buf),
+               _fb.rfft_error_bound(n, np.float64, float(np.sum(np.abs(masses))), masses.size),
+               ULP)
+        if n <= _MEMO_MAX_N:
+            memo["double"] = (n, out)
+        return out
+    key = (n, rest_budget)
+    ext = memo.get("extended")
+    if ext is None or ext["key"] != key:
+        ext = _split_for_extended(masses, n, rest_budget)
+        ext["key"] = key
+        if n <= _MEMO_MAX_N:
+            memo["extended"] = ext
+    if ext["heavy"].size * sel.size <= 4_000_000:
+        missing = sel[~ext["have"][sel]]
+        if missing.size:
+            heavy = ext["heavy"]
+            x = masses[heavy].astype(_EXT)
+            jk = (ext["pos"][heavy][:, None].astype(np.int64)
+                  * missing[None, :].astype(np.int64)) % n
+            jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
+            ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
+            del jk
+            # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not
+            # log₂ m u)
+            terms = np.cos(ang)
+            terms *= x[:, None]
+            re = _fb.pairwise_sum(terms)
+            terms = np.sin(ang, out=terms)
+            terms *= x[:, None]
+            ext["values"][missing] = ext["light_fft"][missing].astype(ext["values"].dtype) + (
+                re - 1j * _fb.pairwise_sum(terms))
+            ext["have"][missing] = True
+        return ext["values"][sel], ext["error"], _EXT_U
+    full = memo.get("full_extended")
+    if full is None or full[0] != n:
+        buf = np.zeros(n, dtype=_EXT)
+        np.add.at(buf, ext["pos"], masses.astype(_EXT))
+        full = (n, fft.rfft(buf),
+                _fb.rfft_error_bound(n, _EXT, float(np.sum(np.abs(masses))), masses.size))
+        if n <= _MEMO_MAX_N:
+            memo["full_extended"] = full
+    return full[1][sel], full[2], _EXT_U
+
+
+def _floor_pow2(x: float) -> float:
+    """The largest power of 2 at most ``x`` > 0 (exact: frexp reads the exponent)."""
+    mant, exp = math.frexp(x)
+    return math.ldexp(1.0, exp - 1)
+
+
+def _split_for_extended(masses: np.ndarray, n: int, rest_budget: float) -> dict:
+    """The light/heavy split of :func:`_step_spectrum` and the light part's double FFT."""
+    pos = np.arange(masses.size) % n
     absm = np.abs(masses)
     order = np.argsort(absm)
     light = order[np.cumsum(absm[order]) <= rest_budget]
     heavy_mask = np.ones(masses.size, dtype=bool)
     heavy_mask[light] = False
     heavy = np.flatnonzero(heavy_mask & (absm > 0))
-    if heavy.size * sel.size <= 4_000_000:
-        rest = np.zeros(n)
-        np.add.at(rest, pos[light], masses[light])
-        values = fft.rfft(rest)[sel].astype(np.clongdouble if _EXT is not np.float64
-                                            else np.complex128)
-        x = masses[heavy].astype(_EXT)
-        jk = (pos[heavy][:, None].astype(np.int64) * sel[None, :].astype(np.int64)) % n
-        jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
-        ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
-        del jk
-        # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not log₂ m u)
-        terms = np.cos(ang)
-        terms *= x[:, None]
-        re = _fb.pairwise_sum(terms)
-        terms = np.sin(ang, out=terms)
-        terms *= x[:, None]
-        values = values + (re - 1j * _fb.pairwise_sum(terms))
-        light_sum = float(np.sum(absm[light]))
-        # the light part's FFT, and its share of the final complex addition (u_ext, relative)
-        err = (_fb.rfft_error_bound(n, np.float64, light_sum, masses.size)
-               + _EXT_U * light_sum * (1 + 1e-6)
-               + _fb.direct_dft_error_constant(heavy.size, _EXT) * _EXT_U
-               * float(np.sum(absm[heavy])) * (1 + 1e-6))
-        return values, err, _EXT_U
-    buf = np.zeros(n, dtype=_EXT)
-    np.add.at(buf, pos, masses.astype(_EXT))
-    return (fft.rfft(buf)[sel], _fb.rfft_error_bound(n, _EXT, float(np.sum(absm)), masses.size),
-            _EXT_U)
+    rest = np.zeros(n)
+    np.add.at(rest, pos[light], masses[light])
+    light_sum = float(np.sum(absm[light]))
+    # the light part's FFT, and its share of the final complex addition (u_ext, relative)
+    error = (_fb.rfft_error_bound(n, np.float64, light_sum, masses.size)
+             + _EXT_U * light_sum * (1 + 1e-6)
+             + _fb.direct_dft_error_constant(heavy.size, _EXT) * _EXT_U
+             * float(np.sum(absm[heavy])) * (1 + 1e-6))
+    m = n // 2 + 1
+    return {"pos": pos, "heavy": heavy, "light_fft": fft.rfft(rest), "error": error,
+            "values": np.zeros(m, dtype=np.clongdouble if _EXT is not np.float64
+                               else np.complex128),
+            "have": np.zeros(m, dtype=bool)}
 
 
 def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0):
@@ -545,16 +660,12 @@ def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0
     rel = 0.0
     tiny = np.finfo(dtype).tiny
     for step, count in steps:
-        spec, e_s, unit = _step_spectrum(step, n, sel, rest_budget)
-        mag = np.abs(spec)
-        with np.errstate(divide="ignore"):
-            lm = np.log(np.maximum(mag, tiny))
-            lp = np.log(mag + dtype(e_s))
+        lm, lp, angle, lp_max = _spectral_logs(step, n, sel, rest_budget, dtype, tiny)
         log_abs += count * lm
         log_pert += count * lp
-        phase += count * np.angle(spec)
+        phase += count * angle
         unit = ULP if sel is None else _EXT_U
-        rel += count * 8 * unit * (float(np.max(np.abs(lp))) + math.pi + 1)
+        rel += count * 8 * unit * (lp_max + math.pi + 1)
     with np.errstate(under="ignore"):
         modulus = np.exp(log_abs)
         upper = np.exp(log_pert)
@@ -572,8 +683,39 @@ def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0
     return full_spec, full_err
 
 
+def _spectral_logs(step: StepPLD, n: int, sel, rest_budget: float, dtype, tiny):
+    """``(log|X|, log(|X| + e), arg X, max |log(|X| + e)|)`` of the step's spectrum X at
+    length n (:func:`_step_spectrum`, error e), at the frequencies ``sel`` (all if None); the
+    full-length arrays are memoised on the step with its spectrum."""
+    if sel is None:
+        memo = _memo(step)
+        got = memo.get("double_logs")
+        if got is not None and got[0] == n:
+            return got[1]
+    spec, e_s, _ = _step_spectrum(step, n, sel, rest_budget)
+    mag = np.abs(spec)
+    with np.errstate(divide="ignore"):
+        lm = np.log(np.maximum(mag, tiny))
+        lp = np.log(mag + dtype(e_s))
+    out = (lm, lp, np.angle(spec), float(np.max(np.abs(lp))))
+    if sel is None and n <= _MEMO_MAX_N:
+        memo["double_logs"] = (n, out)
+    return out
+
+
 def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
-    """The step's masses times ``e^{λ l}``, normalised by its (rounded-up) MGF, and log M."""
+    """The step's masses times ``e^{λ l}``, normalised by its (rounded-up) MGF, and log M
+    (memoised on the step for its last tilt: the tilted step then keeps its own memo)."""
+    memo = _memo(step)
+    got = memo.get("tilted")
+    if got is not None and got[0] == tilt:
+        return got[1]
+    out = _tilted_step(step, tilt)
+    memo["tilted"] = (tilt, out)
+    return out
+
+
+def _tilted_step(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
     log_m = float(step.log_mgf(np.array([tilt]))[0])
     with np.errstate(divide="ignore", under="ignore"):
         logs = np.log(np.maximum(step.masses, 0.0))
@@ -584,7 +726,7 @@ def _tilted(step: StepPLD, tilt: float) -> tuple[StepPLD, float]:
 
 def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
             tilt: float = 0.0, log_tail_tol: float | None = None,
-            size_only: bool = False) -> ComposedPLD | tuple[int, float]:
+            size_only: bool = False, ladder: bool = False) -> ComposedPLD | tuple[int, float]:
     """Compose step PLDs (each with a count) by FFT; see the module doc for the error terms.
 
     All steps must share the grid spacing and the kind. ``tilt`` λ > 0 composes the
@@ -594,6 +736,12 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     ``log_tail_tol`` (its logarithm, for tolerances below the double range) replaces
     ``tail_tol`` when given. ``size_only=True`` stops before the transform and returns
     ``(FFT length, window width in loss units)``: what the composition would need.
+
+    ``ladder=True`` makes the choices that only set the cost coarse, so that compositions of
+    the same steps at neighbouring counts share the steps' memoised transforms: the FFT length
+    from :func:`ladder_length` and the double-precision budget of the extended-precision pass
+    rounded down to a power of 2 (a longer circular window and a smaller light part are both
+    covered by the same error terms, the latter with a smaller error).
     """
     if not steps:
         raise InvalidParameterError("steps", "a non-empty list of (StepPLD, count)", steps)
@@ -607,6 +755,9 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
             raise InvalidParameterError("count", "a positive integer", count)
     total_steps = sum(c for _, c in steps)
     original = list(steps)
+    if ladder and not size_only:
+        for step, _ in steps:
+            _keep(step)
     if log_tail_tol is None:
         log_tail_tol = math.log(check_real("tail_tol", tail_tol, "(0, 1)"))
     log_scale = 0.0
@@ -616,6 +767,8 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         tilted = []
         for step, count in steps:
             t_step, log_m = _tilted(step, tilt)
+            if ladder and not size_only:
+                _keep(t_step)
             tilted.append((t_step, count))
             log_scale += count * log_m
         steps = tilted
@@ -630,7 +783,7 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
     i_start = math.floor((a - offset) / h) - 1
     i_end = math.ceil((b - offset) / h) + 1
     width = i_end - i_start + 1
-    n = fast_length(max(width, 16))
+    n = (ladder_length if ladder else fast_length)(max(width, 16))
     if size_only:
         return n, b - a
     if n > MAX_FFT:
@@ -665,6 +818,8 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         kappa = _fb.rfft_error_constant(n, np.float64) * (ULP / 2)
         rest_budget = 0.1 * tail_tol * n / (g_max * 2 * max(sel.size, 1) * kappa
                                             * total_steps)
+        if ladder and rest_budget > 0:
+            rest_budget = _floor_pow2(rest_budget)
         spectrum, spec_err = _power_spectrum(steps, n, sel=sel, keep=(spectrum, spec_err),
                                              rest_budget=rest_budget)
     y = fft.irfft(spectrum, n)

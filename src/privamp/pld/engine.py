@@ -299,7 +299,7 @@ def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligibl
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
                  tilt: float = 0.0, cache=None, negligible_steps: int | None = None,
-                 size_only: bool = False) -> ComposedPLD:
+                 size_only: bool = False, ladder: bool = False) -> ComposedPLD:
     total = sum(count for _, count in items)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
@@ -307,7 +307,8 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
         steps = []
         for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
             steps.append((_step(curve, h, lo, hi, kind, negligible), count))
-        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, size_only=size_only)
+        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, size_only=size_only,
+                       ladder=ladder)
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
@@ -317,8 +318,9 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
             c, h, lo, hi, kind, negligible))
         steps.append((step, count))
         keys.append((key, count))
-    return cache.memo("composed", (tuple(keys), tail, tilt),
-                      lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt))
+    return cache.memo("composed", (tuple(keys), tail, tilt, ladder),
+                      lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt,
+                                      ladder=ladder))
 
 
 
@@ -355,6 +357,15 @@ class _Fitter:
         raise NumericalError(f"no grid coarser than {asked:.3g} kept the composed privacy loss "
                              f"within {_distribution.MAX_FFT:,} points; the rdp backend "
                              "accounts any number of steps")
+
+
+def _plan(horizon: int, total: int) -> int:
+    """The run a ``horizon`` plans for: H, doubled until it covers the ``total`` steps of the
+    ledger (a run longer than planned keeps sharing its grids, one doubling at a time)."""
+    plan = horizon
+    while plan < total:
+        plan *= 2
+    return plan
 
 
 def _grid_step_error(grid_step: float, need: float) -> InvalidParameterError:
@@ -653,7 +664,8 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
 
 def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | None = None,
                 upper_error: float | None = None, grid_step: float | None = None,
-                lower: bool = True, cache=None, shared_grid: bool = False) -> PldResult:
+                lower: bool = True, cache=None, shared_grid: bool = False,
+                horizon: int | None = None) -> PldResult:
     """Certified bracket on the smallest ε with δ(ε) ≤ ``delta`` for the composition.
 
     ``eps_error``: target width of the bracket (default 0.1 % of ε); ``upper_error``: target
@@ -673,6 +685,18 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     bracket is certified and at least as accurate as the target, but its digits differ slightly
     from the default's (both enclose the exact ε). The result depends only on the arguments,
     never on what else was computed.
+
+    ``horizon=H`` plans the grids for a run of H steps (a ledger asked for ε after every
+    epoch): every choice that only sets the accuracy — tail budgets and step ranges, both grid
+    spacings, the tilt, the FFT lengths (:func:`~privamp.pld.distribution.ladder_length`) — is
+    made as if the ledger's events had been scaled to the plan P (H, doubled until it covers
+    the ledger), so that it is the same for every number of steps up to P. With a ``cache``
+    the queries of a growing ledger then reuse the previous queries' step ranges, discretised
+    steps, tilted steps, their transforms and MGFs, and only the composition at the new count
+    (one power of the spectrum and one inverse transform per orientation) is new. The grids are
+    those of the larger composition, so the bracket is as certified as the default's and
+    usually narrower; like ``shared_grid``, its digits are not the default's, and it depends
+    only on the arguments.
     """
     delta = check_real("delta", delta, "(0, 1)")
     if delta < MIN_DELTA:
@@ -683,12 +707,20 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     eps_error = check_optional_real("eps_error", eps_error, "(0, inf)")
     upper_error = check_optional_real("upper_error", upper_error, "(0, inf)")
     grid_step = check_optional_real("grid_step", grid_step, "(0, 1]")
+    if horizon is not None:
+        horizon = check_int("horizon", horizon, "[1, inf)")
     start = time.perf_counter()
     tail_total = min(1e-6 * delta, 1e-12)
     range_steps = None
     if shared_grid:
         tail_total = _floor_pow(tail_total, 1e6)
         range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
+    plan = None
+    if horizon is not None:
+        plan = _plan(horizon, sum(ev.count for ev in events))
+        # the tail budget of a step shared out over P ≥ T steps: smaller shares, still within
+        # the budget over the T actual steps (and the same step ranges for every T ≤ P)
+        range_steps = max(range_steps or 0, plan)
     # a mass at +∞ above δ: no finite ε is certified (and none exists if its lower value is)
     inf_sets = _orientation_sets(events)
     log_d = math.log(delta)
@@ -717,12 +749,23 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     _, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
         delta, total, moments, mgfs, ranges_by_set, width_goal, upper_error, grid_step,
         lam_grid)
+    if plan is not None and plan > total and grid_step is None:
+        # the accuracy choices of the planned run: the ledger's moments and log-MGFs scaled
+        # to P steps (the certificate never depends on them, only the cost and tightness)
+        scale = plan / total
+        moments_p = {k: (m * scale, v * scale) for k, (m, v) in moments.items()}
+        mgfs_p = {k: v * scale for k, v in mgfs.items()}
+        planned = _choose_grids(delta, plan, moments_p, mgfs_p, ranges_by_set, width_goal,
+                                upper_error, None, lam_grid)
+        h_u, h_l, lam = planned.h_upper, planned.h_lower, planned.lam
+    else:
+        moments_p, mgfs_p = moments, mgfs
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
     if shared_grid and grid_step is None:
         # the finest grids over the δ's of this tail budget, so that they all share them
         for ref in _reference_deltas(tail_total):
-            grids = _choose_grids(ref, total, moments, mgfs, ranges_by_set, eps_error,
-                                  upper_error, None, lam_grid)
+            grids = _choose_grids(ref, max(total, plan or 0), moments_p, mgfs_p,
+                                  ranges_by_set, eps_error, upper_error, None, lam_grid)
             h_u, h_l = min(h_u, grids.h_upper), min(h_l, grids.h_lower)
         tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     all_items = [item for items in sets.values() for item in items]
@@ -745,7 +788,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
 
     def compose_set(items, ranges, h, kind, tilt):
         return fit(lambda hh: _compose_set(items, ranges, hh, kind, tail_total, tilt, cache,
-                                           range_steps), h, kind)
+                                           range_steps, ladder=plan is not None), h, kind)
 
     uppers = _upper_epsilon(delta, sets, ranges_by_set, mgfs, lam_grid, h_u, h_l, tilts,
                             compose_set, sizes)
@@ -758,13 +801,21 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     if lower and not all(curve.convex for curve, _ in sets[worst]):
         lower, note = False, _NOT_CONVEX
     if lower and math.isfinite(upper):
-        if eps_error is None and grid_step is None and not shared_grid:
+        if shared_grid:
+            pass  # the shared grid and its target stay
+        elif eps_error is None and grid_step is None:
             # the relative target refers to the certified upper end (5 % margin on the estimate)
             target_w = 0.95e-3 * max(upper, _EPS_FLOOR)
             target_u = upper_error or _grids_mod.UPPER_ERROR * max(upper, _EPS_FLOOR)
-            h_l = _snap(_clip_grid(max(_grid_for(max(target_w - target_u, target_w / 2) / 2,
-                                                 total, slope), h_u), ranges_by_set, total),
-                       all_items)
+            h_own = _grid_for(max(target_w - target_u, target_w / 2) / 2, total, slope)
+            if plan is None:
+                h_own = _clip_grid(max(h_own, h_u), ranges_by_set, total)
+            else:
+                # the planned grid, or this ledger's own rounded down to a power of 2 where it
+                # is finer (a smaller target at fewer steps, for losses whose error is linear
+                # in the spacing): the same for the queries of a stretch of the plan
+                h_own = min(h_l, _floor_pow(_clip_grid(h_own, ranges_by_set, total), 2.0))
+            h_l = _snap(h_own, all_items)
         if fit.coarsened:
             h_l = max(h_l, h_u)  # the memory bound already decided for a coarser window
         if h_l < h_min:  # the clip to a minimum of points per step can go below it
