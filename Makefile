@@ -2,13 +2,15 @@
 #   make demo   create .venv/ if missing, install privamp (+ plots), run the main job
 #   make test   create .venv/ if missing, install privamp (+ test, plots, torch, dask, opacus,
 #               dp_accounting extras), run ruff and pytest
+#   make docs   build the documentation site into docs/_build/html (warnings are errors) and run
+#               its {doctest} examples and tutorials
 #   make bench  create .venv-bench/ if missing (privamp + the peers), regenerate benchmarks/results/paths.{md,png}
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 DEMO_OUT ?= demo-output
 
-.PHONY: demo test lint clean bench package-check oldest-deps
+.PHONY: demo test lint clean bench package-check oldest-deps docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +29,16 @@ CONSTRAINTS := .ci/constraints.txt
 $(VENV)/.installed-test: pyproject.toml $(CONSTRAINTS) | $(PY)
 	$(PY) -m pip install --quiet -c $(CONSTRAINTS) -e '.[test,plots,torch,dask,opacus,dp_accounting]'
 	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+# the site (HTML, -W: a warning fails the build; the tutorials are executed by sphinx-gallery),
+# then the pages' {doctest} examples; docs/_build/html/index.html is the entry page
+docs: $(VENV)/.installed-docs
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	$(PY) -m sphinx -b doctest -W -q docs docs/_build/doctest
 
 demo: $(VENV)/.installed-plots
 	$(PY) examples/demo.py --out $(DEMO_OUT)
@@ -92,4 +104,5 @@ oldest-deps: pyproject.toml
 		-n $(PYTEST_WORKERS) -p no:cacheprovider $(OLDEST_TESTS)
 
 clean:
-	rm -rf $(VENV) $(WHEEL_VENV) $(OLDEST_VENV) dist $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(WHEEL_VENV) $(OLDEST_VENV) dist $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis \
+		docs/_build docs/api/generated docs/tutorials docs/sg_execution_times.rst

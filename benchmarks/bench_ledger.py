@@ -21,6 +21,7 @@ the median of ``--repeat`` runs, with the peak resident memory of the process at
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import resource
 import statistics
@@ -120,6 +121,7 @@ def main() -> None:
     ap.add_argument("--skip-per-step-peers", action="store_true",
                     help="leave out dp_accounting composing per step (about 6 minutes)")
     args = ap.parse_args()
+    load0 = os.getloadavg()[0]
     Accountant().add(GaussianMechanism(2.0), 10, scheme=Poisson(0.02)).epsilon(1e-6)  # warm-up
 
     rows = []
@@ -149,7 +151,8 @@ def main() -> None:
         "",
         f"privamp {__version__}; Python {platform.python_version()}; {platform.machine()}; "
         f"median of {args.repeat} (peers: {args.peer_repeat}); in-process after a warm-up; "
-        f"peak RSS {peak:.0f} MiB. "
+        f"peak RSS {peak:.0f} MiB; load average at the start {load0:.2f}, at the end "
+        f"{os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs). "
         f"Poisson q = {Q}, σ = {SIGMA}, δ = {DELTA:g}; ε is the certified upper end (privamp) or "
         "the value reported (dp_accounting), rounded up.",
         "",

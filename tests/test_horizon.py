@@ -186,3 +186,20 @@ def test_only_the_last_few_ladder_steps_keep_a_memo():
         compose([(step, 10)], ladder=True)
     kept = ["_memo" in step.__dict__ for step in steps]
     assert kept == [False] * 3 + [True] * dist._KEPT_STEPS
+
+
+def test_an_accountant_pickled_by_an_earlier_version_loads():
+    """Earlier versions pickled ``backend`` as a plain attribute and had no ``horizon``: such a
+    state still loads, with the same ledger and answers."""
+    import pickle
+
+    acc = Accountant("pld").add(GaussianMechanism(1.0), 100, scheme=Poisson(0.01))
+    state = acc.__getstate__()
+    state["backend"] = state.pop("_backend")
+    del state["horizon"]
+    old = Accountant.__new__(Accountant)
+    old.__setstate__(state)
+    assert old.backend is acc.backend and old.horizon is None
+    assert old.epsilon(1e-5) == acc.epsilon(1e-5)
+    again = pickle.loads(pickle.dumps(old))
+    assert again.epsilon(1e-5) == acc.epsilon(1e-5)

@@ -511,3 +511,17 @@ def test_horizon_plans_the_grids_and_keeps_the_answer_of_the_ledger():
     assert again.get_epsilon(DELTA) == acc.get_epsilon(DELTA)
     with pytest.raises(InvalidParameterError, match="horizon"):
         PrivampAccountant(scheme, horizon=0)
+
+
+def test_an_accountant_pickled_before_the_horizon_loads():
+    import pickle
+
+    acc = PrivampAccountant(Poisson(0.01))
+    acc.step(noise_multiplier=1.0, sample_rate=0.01)
+    state = dict(acc.__dict__)
+    del state["horizon"], state["_work"]
+    old = PrivampAccountant.__new__(PrivampAccountant)
+    old.__setstate__(state)
+    assert old.horizon is None
+    assert old.get_epsilon(DELTA) == acc.get_epsilon(DELTA)
+    assert pickle.loads(pickle.dumps(acc)).get_epsilon(DELTA) == acc.get_epsilon(DELTA)

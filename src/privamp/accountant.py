@@ -447,6 +447,18 @@ class Accountant:
         state["_own_cache"] = None  # a memo, rebuilt on demand: never pickled
         return state
 
+    def __setstate__(self, state: dict) -> None:
+        """Restore a pickled accountant, including one pickled by an earlier version: the
+        backend was a plain attribute (now a property over ``_backend``), and the options added
+        since take their defaults."""
+        state = dict(state)
+        if "_backend" not in state and "backend" in state:
+            state["_backend"] = Backend.parse(state.pop("backend"))
+        state.pop("backend", None)
+        for name, default in (("horizon", None), ("shared_grid", False), ("_own_cache", None)):
+            state.setdefault(name, default)
+        self.__dict__.update(state)
+
     @property
     def steps(self) -> int:
         return sum(self._counts)

@@ -11,7 +11,7 @@ functions ``μ(E) − α μ'(E)`` that are affine in α = e^ε — is *convex in
 convexity for pessimistic interpolation of tabulated profiles.
 
 Guarantees of every :class:`PrivacyProfile` subclass
----------------------------------------------------
+--------------------------------------------------------
 * ``delta`` / ``log_delta`` return **upper bounds** on the true profile: closed forms are
   evaluated in stable log-space forms and then raised by a bound on their floating-point error.
   ``log_delta`` stays finite far below the smallest double (the Gaussian profile at θ = 0.1,

@@ -302,16 +302,18 @@ class DPSGD:
         levels that no accountant can certify (the MUST paper's, in
         :mod:`privamp.reproduce.must2023`); never for a release.
 
+    Notes
+    -----
     Exactly one of ``target_epsilon``, ``noise_multiplier``, ``step_epsilon`` is given. The
     calibration happens once, here; :meth:`fit` can then run on many datasets of the same size.
+    :attr:`noise_std` is σ, the standard deviation of the Gaussian noise added to the clipped
+    sum (= z·Δ).
 
     Attributes
     ----------
     privacy : PrivacyStatement or None
     sensitivity : float
         Per-copy sensitivity Δ of the clipped-gradient sum under the base relation (C or 2C).
-    noise_std : float
-        σ, the standard deviation of the Gaussian noise added to that sum (= z·Δ).
     """
 
     def __init__(self, model: Model, *, scheme: SamplingScheme, steps: int, clip_norm: float,

@@ -124,6 +124,8 @@ class SchemeBatchSampler:
     rng : numpy.random.Generator or int, optional
         The only source of randomness; successive passes continue its stream.
 
+    Notes
+    -----
     Iterating yields 1-D ``int64`` arrays of record indices, each record repeated by its
     multiplicity (sorted; possibly empty for Poisson). :meth:`subsamples` yields
     :class:`~privamp.sampling.Subsample` objects (distinct indices and counts) instead, which is

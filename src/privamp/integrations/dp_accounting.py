@@ -1,7 +1,7 @@
-"""dp_accounting's ``DpEvent``s accounted by privamp (needs the ``dp_accounting`` extra).
+"""dp_accounting's ``DpEvent`` trees accounted by privamp (needs the ``dp_accounting`` extra).
 
 Code written for Google's ``dp_accounting`` (TensorFlow Privacy, jax_privacy) describes what a
-training run did as a tree of ``DpEvent``s. This module gives that tree a privamp meaning:
+training run did as a tree of ``DpEvent`` objects. This module gives that tree a privamp meaning:
 
 * :func:`from_dp_event` / :func:`add_dp_event` turn an event into ledger lines of a privamp
   :class:`~privamp.accountant.Accountant` (certified ε / δ brackets, and every sampling scheme
@@ -609,6 +609,8 @@ class PrivampAccountant(privacy_accountant.PrivacyAccountant):
     **accountant_options
         Passed to :class:`~privamp.accountant.Accountant` (``eps_error``, ``cache``, ...).
 
+    Notes
+    -----
     A ``NonPrivateDpEvent`` (or a zero noise) is accepted as dp_accounting's contract asks:
     ε = ∞ and δ = 1 from then on. ``supports(event)`` is exactly whether :meth:`compose` accepts
     it; a refused event raises :class:`UnsupportedDpEventError` naming it.

@@ -228,8 +228,9 @@ class PrivampAccountant(IAccountant):
 
     Attributes
     ----------
-    history : list of (noise_multiplier, sample_rate, steps)
-        Opacus's format: the rate is the one Opacus reported (checked, never used for ε).
+    history : list of tuples
+        ``(noise_multiplier, sample_rate, steps)``, Opacus's format: the rate is the one Opacus
+        reported (checked, never used for ε).
     """
 
     def __init__(self, source: Any = None, *, relation: NeighbouringRelation | str | None = None,
@@ -585,6 +586,16 @@ class PrivampAccountant(IAccountant):
             self._steps_drawn_at_bind = len(self) - self._sampler.batches_drawn
         self._cache.clear()
 
+    def __setstate__(self, state: dict) -> None:
+        # an accountant pickled before the horizon existed: no plan, a fresh work cache
+        self.__dict__.update(state)
+        if "horizon" not in state:
+            self.horizon = None
+        if "_work" not in state:
+            from ..cache import AccountingCache
+
+            self._work = AccountingCache(step_bytes=32 * 2**20, composed_bytes=64 * 2**20)
+
     def __repr__(self) -> str:
         bound = ("unbound" if self._scheme is None else
                  f"{self._sampler!r}" if self._sampler is not None else f"{self._scheme!r}")
@@ -679,6 +690,8 @@ class PrivampPrivacyEngine(PrivacyEngine):
         The accountant's privacy budget (ε, δ): ask ``engine.accountant.can_step()`` before
         each ``optimizer.step()`` to stop training at it (:class:`PrivampAccountant`).
 
+    Notes
+    -----
     ``make_private`` binds the accountant to
 
     * the loader's :class:`TorchBatchSampler` when ``data_loader`` is built on one (Opacus's

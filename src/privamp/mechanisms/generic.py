@@ -130,6 +130,8 @@ class ApproxDPMechanism(Mechanism):
     relation : NeighbouringRelation or str
         The relation the guarantee holds for.
 
+    Notes
+    -----
     :meth:`profile` is the largest profile any (ε, δ)-DP mechanism can have, with black-box group
     privacy. :meth:`release` runs the canonical mechanism on a bit (outputs 0…3), the concrete
     mechanism that attains that profile.

@@ -70,7 +70,7 @@ Error terms (each to the safe side; results clipped to [0, 1]):
   the rounding of the weights (≤ 8u(|ε| + |x| + 1) each) and of the final additions.
 
 Published numbers this implementation corrects
----------------------------------------------
+--------------------------------------------------
 * The values printed for the MUST S7 example (catalogue §2.6: δ(1) = 1.3723e-8, …, 1.228e-4 for
   k = 200, …, 1000) and the catalogue's WOR example (q = 0.02, σ = 4, k = 1000, ε = 1:
   "δ ≈ 8.75e-5, lower 8.7492e-5 / upper 8.7531e-5") are the *left-endpoint* sums at L = 10,

@@ -45,9 +45,10 @@ class MixtureCurve(PairCurve):
 
     Parameters
     ----------
-    components : sequence of (log_weight_upper, log_weight_lower, curve)
-        One triple per pair: an upper and a lower bound on the log of its weight w_i (in
-        [-inf, 0], lower ≤ upper) and its :class:`PairCurve`. The exact weights must sum to 1
+    components : sequence of tuples
+        ``(log_weight_upper, log_weight_lower, curve)``, one triple per pair: an upper and a
+        lower bound on the log of its weight w_i (in [-inf, 0], lower ≤ upper) and its
+        :class:`PairCurve`. The exact weights must sum to 1
         (a sub-probability would not be a pair: ``f(0) = Σ w_i`` must be 1); only brackets of
         them are needed. A component whose upper weight is ``-inf`` is dropped.
     orientation : "remove", "add" or "symmetric"

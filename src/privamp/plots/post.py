@@ -48,6 +48,8 @@ def plot_ou_mse(
         Over a grid of ϵ: the ratio at t = 1, the post-processed Gaussian's E_PGM/E_GM and the
         Theorem 8 bound.
 
+    Notes
+    -----
     Returns the figure (drawn by :func:`privamp.plots.plot_panels`, the style of every plot).
     """
     return plot_panels(ou_mse_panels(over_t, at_one), ncols=2, panel_size=(5.8, 4.5),

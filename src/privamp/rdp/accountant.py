@@ -275,6 +275,8 @@ class RdpAccountant:
         Refine the optimal order around the grid optimum (default True; see the module
         docstring).
 
+    Notes
+    -----
     ``epsilon`` evaluates the sources only at the orders it needs: a pruned search
     (:func:`_pruned_search`) over the grid and over the refinement orders skips orders whose
     value is provably above the minimum, so the answer is the minimum over every grid and

@@ -7,7 +7,7 @@ objects on a grid of orders (each > 1, ``inf`` for the pure-DP limit). The singl
 implementation instead of growing an ``isinstance`` ladder.
 
 Closed forms (Wang's slides W-3; sensitivity Δ under the mechanism's relation)
------------------------------------------------------------------------------
+----------------------------------------------------------------------------------
 * Gaussian, θ = Δ/σ: ``ε(order) = order θ²/2``, ``ε(∞) = ∞``.
 * Laplace, θ = Δ/b: ``ε(order) = log( (order/(2order−1)) e^{(order−1)θ}
   + ((order−1)/(2order−1)) e^{−order θ} ) / (order − 1)``, ``ε(∞) = θ``, and the order → 1 limit

@@ -50,7 +50,7 @@ Under **substitution** with Poisson sampling the pair is different: replacing v 
 before: :func:`~privamp.rdp.subsampled.subsampled_rdp` analyses Poisson under add/remove).
 
 How each direction is evaluated (certified: ``epsilons`` rounded up, ``lower_epsilons`` down)
---------------------------------------------------------------------------------------------
+-------------------------------------------------------------------------------------------------
 With L = dP/dQ and x = q(L − 1) (so E_Q[x] = 0), A_α = E_Q[(1 + x)^α] (remove) and
 B_α = E_Q[(1 + x)^{1−α}] (add), D = log(A or B)/(α − 1), and for β ∈ {α, 1 − α}
 

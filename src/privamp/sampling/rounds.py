@@ -4,19 +4,19 @@ Unlike the subsampling schemes of :mod:`privamp.sampling.schemes`, whose steps d
 subsamples (so one step's amplification composes), these samplers tie the steps of a *round*
 together, and their accounting is not the amplified profile of a per-step multiplicity:
 
-=========================  ==========  ========================================================
-scheme                     relation    accounting (the ``pld`` backend)
-=========================  ==========  ========================================================
-RandomAllocation(t, k)     add/remove  the random-allocation pair of a round of t steps
-                                       (Feldman & Shenfeld 2025), certified by convex order
-                                       (:mod:`privamp.pld.allocation`); k > 1 through k
-                                       stratified blocks; ⌈steps/t⌉ rounds
-Shuffle(n, m, order)       add/remove  upper: the un-amplified composition over epochs (a
-                           (zero-out), record is in one batch per epoch); lower: Chua et al.
-                           substitute  2024's construction (:mod:`privamp.pld.shuffle`)
-TruncatedPoisson(n, q, B)  add/remove  the mixture over the other records' count
-                                       (:mod:`privamp.pld.truncated`)
-=========================  ==========  ========================================================
+=========================  ============  ========================================================
+scheme                     relation      accounting (the ``pld`` backend)
+=========================  ============  ========================================================
+RandomAllocation(t, k)     add/remove    the random-allocation pair of a round of t steps
+                                         (Feldman & Shenfeld 2025), certified by convex order
+                                         (:mod:`privamp.pld.allocation`); k > 1 through k
+                                         stratified blocks; ⌈steps/t⌉ rounds
+Shuffle(n, m, order)       add/remove    upper: the un-amplified composition over epochs (a
+                           (zero-out),   record is in one batch per epoch); lower: Chua et al.
+                           substitute    2024's construction (:mod:`privamp.pld.shuffle`)
+TruncatedPoisson(n, q, B)  add/remove    the mixture over the other records' count
+                                         (:mod:`privamp.pld.truncated`)
+=========================  ============  ========================================================
 
 Each is a :class:`~privamp.sampling.schemes.SamplingScheme` registered in ``SCHEMES`` (so the
 CLI, the sweeps and the conformance suite pick it up), but its :meth:`multiplicity` refuses: a

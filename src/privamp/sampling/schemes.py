@@ -574,6 +574,8 @@ class StageChain(SamplingScheme):
         e.g. ``[WorStage(500), WrStage(400)]`` (or ``[("wor", 500), ("wr", 400)]``) is
         MUST.OW(n, 500, 400). Stored as :class:`~privamp.sampling.stages.Stage` objects.
 
+    Notes
+    -----
     The multiplicity law is exact (hypergeometric and binomial transitions, stage by stage). The
     amplification bound used for a general chain is privamp's *first-stage coupling bound*
     (docs/architecture.md): ε' uses η₁ = P(the record is selected by the first stage), δ' the

@@ -86,8 +86,9 @@ def _declared(classes) -> dict[str, tuple[str, str]]:
     return {p.name: p.axis for cls in classes for p in cls.params}
 
 
-#: axis -> (kind, rule): kind "real", "int" or "choice"; rule an interval or the choices. The
-#: mechanism and scheme axes are the parameters their classes declare.
+#: The axes of a sweep grid, each mapped to a pair (kind, rule) where the kind is "real", "int"
+#: or "choice" and the rule an interval or the choices. The mechanism and scheme axes are the
+#: parameters their classes declare.
 AXES: dict[str, tuple[str, Any]] = {
     "query": ("choice", QUERIES),
     "backend": ("choice", BACKENDS),

@@ -106,6 +106,8 @@ class MarkovKernel:
     tolerance : float
         Admissible deviation of the row sums from 1 (default 1e-9).
 
+    Notes
+    -----
     Attributes give the best constants of Definition 1 (all rounded up, see the module
     docstring): :attr:`dobrushin`, :meth:`eps_dobrushin` (the (γ, ε)-Dobrushin curve),
     :attr:`doeblin` with :attr:`doeblin_minorant`, :attr:`ultra_mixing`.
