@@ -2,7 +2,8 @@
 with the interpreter of a fresh virtualenv into which only the built wheel was installed.
 
 Checks that the package imported is the installed one (not the source tree), that its version,
-``py.typed`` and license file are in place, that the console script answers ``--help`` and
+``py.typed``, license file and the packaged Adult data (sha256-checked, with its licences) are
+in place, that the console script answers ``--help`` and
 computes a certified bracket, and that the library gives the same number.
 """
 
@@ -27,6 +28,11 @@ def main() -> int:
     dist = metadata.distribution("privamp")
     files = [str(f) for f in dist.files or []]
     assert any(f.endswith("LICENSE") for f in files), "LICENSE not in the wheel"
+    from privamp.data import ADULT_ROWS, adult_path, adult_text
+
+    assert adult_path().is_file() and (adult_path().parent / "LICENSES.md").is_file(), \
+        "the Adult data or its licences are not in the wheel"
+    assert adult_text().count("\n") == ADULT_ROWS + 1, "the packaged Adult data"
 
     script = shutil.which("privamp", path=str(Path(sys.executable).parent))
     assert script, "the privamp console script is not installed"

@@ -1,6 +1,7 @@
 """``privamp reproduce``: every table and figure of the five papers, regenerated.
 
-One quick run of ``privamp reproduce all --quick --data ADULT`` (the CI version, ~1.5 minutes;
+One quick run of ``privamp reproduce all --quick`` (the CI version, ~1.5 minutes; the Adult data
+of MUST Table 8 and Figure S4 is the copy shipped with privamp;
 the ``quick`` fixture in conftest.py, shared with test_reproduce_must_experiments.py) feeds the
 tests:
 each figure file is produced and non-trivial, each table's numbers are checked against the
@@ -18,7 +19,6 @@ import numpy as np
 import pytest
 
 from cli_helpers import run_error, run_json
-from conftest import ADULT
 from privamp.cli import main
 from privamp.reproduce import ARTIFACTS, PAPERS, resolve, run
 from privamp.reproduce._output import compare_printed, printed_unit
@@ -35,6 +35,7 @@ EXPECTED = {
     "must-table9", "must-table10", "must-fig3", "must-fig4", "must-fig5", "must-figS1",
     "must-figS2", "must-figS3",
     # the utility experiments (reproduce/must2023/experiments.py); the last two read the Adult data
+    # (the copy shipped with privamp, or --data)
     "must-table5", "must-table6-rmse", "must-table7", "must-fig6",
     "must-table8-metrics", "must-figS4",
 }
@@ -90,15 +91,13 @@ def test_quick_run_json_lists_every_artifact(quick):
     assert data["quick"] is True and data["report"].endswith("REPRODUCTION.md")
     assert [a["id"] for a in data["artifacts"]] == list(ARTIFACTS)
     for a in data["artifacts"]:
-        assert ("skipped" in a) == (a["id"] in NEEDS_DATA and not ADULT.exists())
+        assert "skipped" not in a  # the Adult artifacts read the packaged copy
         for name in a["files"]:
             assert (folder / name).exists(), name
 
 
 @pytest.mark.parametrize("artifact_id", sorted(EXPECTED))
 def test_artifact_files_are_produced_and_not_trivial(quick, artifact_id):
-    if artifact_id in NEEDS_DATA and not ADULT.exists():
-        pytest.skip("../shared/data not available")
     folder, _ = quick
     png = folder / f"{artifact_id}.png"
     data = png.read_bytes()
@@ -122,9 +121,6 @@ def test_every_contradicted_claim_is_an_erratum(quick):
     artifact must report an erratum, and every erratum key is documented."""
     folder, _ = quick
     for artifact_id in ARTIFACTS:
-        if not (folder / f"{artifact_id}.json").exists():
-            assert artifact_id in NEEDS_DATA and not ADULT.exists()
-            continue
         record = manifest(folder, artifact_id)
         assert all(key in ERRATA for key in record["errata"])
         if any(not c["holds"] for c in record["checks"]):
@@ -267,11 +263,8 @@ def test_report_summarises_every_artifact(quick):
     folder, _ = quick
     text = (folder / "REPRODUCTION.md").read_text()
     for artifact_id in ARTIFACTS:
-        if artifact_id in NEEDS_DATA and not ADULT.exists():
-            assert f"(`{artifact_id}`)" in text  # listed under "Not built here"
-        else:
-            assert f"### {artifact_id}" in text
-    assert "Not yet regenerated" not in text
+        assert f"### {artifact_id}" in text
+    assert "Not yet regenerated" not in text and "Not built here" not in text
     assert "| MUST-8 |" in text and "Quick mode" in text and "| MUST-14 |" in text
     assert "drawings without data" in text
 
@@ -318,7 +311,7 @@ def test_cli_list(capsys):
     assert {a["id"] for a in d["artifacts"] if a["needs"]} == NEEDS_DATA
     assert main(["reproduce", "list"]) == 0
     out, _ = capsys.readouterr()
-    assert "must-table3" in out and "must-figS4 (needs --data)" in out
+    assert "must-table3" in out and "must-figS4 (reads Adult)" in out
     assert "Not yet regenerated" not in out
 
 
@@ -335,9 +328,6 @@ def test_cli_one_artifact(tmp_path, capsys):
 def test_cli_errors(tmp_path, capsys):
     line = run_error(["reproduce", "must-table11", "--out", str(tmp_path)], capsys)
     assert "ARTIFACT" in line and "must-table11" in line
-    line = run_error(["reproduce", "must-table8-metrics", "--out", str(tmp_path)], capsys)
-    assert line.startswith("privamp: error: --data must be given for must-table8-metrics")
-    assert "adult_processed.csv" in line
     line = run_error(["reproduce", "must-figS4", "--data", str(tmp_path / "none.csv"),
                       "--out", str(tmp_path)], capsys)
     assert "--data must be an existing data file" in line and "none.csv" in line

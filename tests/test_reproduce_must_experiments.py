@@ -6,7 +6,8 @@ Most tests read the quick run of ``privamp reproduce all`` (the ``quick`` fixtur
 conftest.py). Printed values are compared with the runs at the paper's noise, within
 Monte-Carlo tolerance; the tests below also show that these comparisons discriminate (privamp's
 honest runs would not pass them), that the Adult metrics are the label leak's, and that the
-data-reading artifacts are skipped, not failed, without ``--data``.
+data-reading artifacts read the Adult data shipped with privamp without ``--data`` (and refuse a
+damaged copy).
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ADULT
+import privamp.data
 from privamp.cli import main
+from privamp.errors import DataIntegrityError
 from privamp.reproduce import ARTIFACTS, Result, run
 from privamp.reproduce import paper_values as pv
 from privamp.reproduce._output import compare_printed
 from privamp.reproduce.must2023 import utility as me
 from privamp.sampling import MustOW, WithoutReplacement
 
-needs_adult = pytest.mark.skipif(not ADULT.exists(), reason="../shared/data not available")
 OK = ("agrees", "rounding", "monte-carlo")
 
 
@@ -151,7 +152,6 @@ def test_figure6_loss_curves_decrease(quick):
 # ---------------------------------------------------------------------------------------------
 
 
-@needs_adult
 def test_table8_metrics_honest_accuracy_and_the_label_leak(quick):
     folder, _ = quick
     cells = comparison(folder, "must-table8-metrics")
@@ -168,7 +168,6 @@ def test_table8_metrics_honest_accuracy_and_the_label_leak(quick):
     assert all(c["holds"] for c in checks) and "reproduces the printed" in checks[0]["claim"]
 
 
-@needs_adult
 def test_figure_s4_loss_curves_decrease(quick):
     folder, _ = quick
     ys = curves(folder, "must-figS4")
@@ -181,7 +180,7 @@ def test_figure_s4_loss_curves_decrease(quick):
 
 
 # ---------------------------------------------------------------------------------------------
-# --data: the Adult artifacts are skipped by 'all' / a paper key, never downloaded
+# --data: the Adult artifacts read the packaged copy without it, never a download
 # ---------------------------------------------------------------------------------------------
 
 
@@ -198,20 +197,46 @@ def fake_must_builds(monkeypatch):
             monkeypatch.setitem(ARTIFACTS._items, key, dataclasses.replace(art, build=build))
 
 
-def test_paper_run_without_data_skips_the_adult_artifacts(tmp_path, fake_must_builds, capsys):
+def test_paper_run_without_data_builds_the_adult_artifacts(tmp_path, fake_must_builds, capsys):
+    """Without ``--data`` nothing is skipped or refused: the Adult artifacts get no data file
+    (``ctx.data is None``: their experiments read the packaged copy)."""
     records = run(["must2023"], tmp_path)
-    skipped = {r["id"] for r in records if "skipped" in r}
-    assert skipped == {"must-table8-metrics", "must-figS4"}
-    assert all("--data" in r["skipped"] for r in records if "skipped" in r)
-    assert not (tmp_path / "must-figS4.json").exists() and (tmp_path / "must-table5.json").exists()
+    assert not [r for r in records if "skipped" in r]
+    assert {r["id"] for r in records} >= {"must-table8-metrics", "must-figS4"}
+    assert all(r["parameters"]["data"] == "None" for r in records)
+    assert (tmp_path / "must-figS4.json").exists() and (tmp_path / "must-table5.json").exists()
     report = (tmp_path / "REPRODUCTION.md").read_text()
-    assert "Not built here: they read a data file" in report and "(`must-figS4`)" in report
-    assert main(["reproduce", "must2023", "--out", str(tmp_path / "cli"), "--json"]) == 0
+    assert "### must-figS4" in report and "Not built here" not in report
+    assert main(["reproduce", "must-table8-metrics", "--out", str(tmp_path / "cli"),
+                 "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {a["id"] for a in data["artifacts"] if "skipped" in a} == skipped
+    assert [a["id"] for a in data["artifacts"]] == ["must-table8-metrics"]
+    assert "skipped" not in data["artifacts"][0]
     assert main(["reproduce", "must2023", "--out", str(tmp_path / "cli")]) == 0
     out = capsys.readouterr().out
-    assert "must-figS4             skipped: needs --data" in out and "2 skipped" in out
+    assert "skipped" not in out and f"wrote {len(records)} artifact(s)" in out
+
+
+def test_a_damaged_packaged_copy_is_refused_before_anything_is_built(tmp_path, monkeypatch,
+                                                                     fake_must_builds, capsys):
+    import gzip
+
+    damaged = tmp_path / "adult_processed.csv.gz"
+    text = privamp.data.adult_bytes().replace(b"\n25,1,226802,", b"\n26,1,226802,", 1)
+    damaged.write_bytes(gzip.compress(text, mtime=0))
+    monkeypatch.setattr(privamp.data, "adult_path", lambda: damaged)
+    with pytest.raises(DataIntegrityError, match="adult_processed.csv.gz") as info:
+        run(["must-figS4"], tmp_path / "out")
+    assert info.value.path == str(damaged) and "sha256" in str(info.value)
+    assert not (tmp_path / "out").exists()
+    assert main(["reproduce", "must-table8-metrics", "--out", str(tmp_path / "cli")]) == 2
+    err = capsys.readouterr().err
+    assert str(damaged) in err and "damaged" in err and not (tmp_path / "cli").exists()
+    # a copy given by --data is the user's: read as it is
+    plain = tmp_path / "adult.csv"
+    plain.write_bytes(text)
+    assert run(["must-figS4"], tmp_path / "given", data=plain)[0]["parameters"]["data"] == str(
+        plain)
 
 
 def test_data_reaches_the_artifacts(tmp_path, fake_must_builds):

@@ -319,12 +319,15 @@ def check_rng(rng: Any) -> np.random.Generator:
     raise InvalidTypeError("rng", rule, rng)
 
 
-def read_text_file(name: str, path: Any, what: str = "text file") -> str:
-    """The text of the file at ``path`` (UTF-8; a leading byte-order mark is dropped).
+def read_text_file(name: str, path: Any, what: str = "text file", *,
+                   compressed: bool = False) -> str:
+    """The text of the file at ``path`` (UTF-8; a leading byte-order mark is dropped);
+    ``compressed``: the file is gzip-compressed, and its decompressed bytes are the text.
 
     Every failure is an :class:`~privamp.errors.InvalidParameterError` naming ``name``: a path
-    that is missing, a folder or not a regular file, a file that cannot be read, and a binary or
-    mis-encoded file (``what`` says what was expected, e.g. ``"CSV file"``).
+    that is missing, a folder or not a regular file, a file that cannot be read, a file that is
+    not gzip data (``compressed``), and a binary or mis-encoded file (``what`` says what was
+    expected, e.g. ``"CSV file"``).
 
     >>> read_text_file("kernel", "/nonexistent.csv", "CSV file")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -346,6 +349,15 @@ def read_text_file(name: str, path: Any, what: str = "text file") -> str:
     except OSError as exc:
         raise InvalidParameterError(name, f"a readable {what}", shown,
                                     detail=exc.strerror or str(exc)) from None
+    if compressed:
+        import gzip
+        import zlib
+
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise InvalidParameterError(name, f"a gzip-compressed {what}", shown,
+                                        detail=str(exc) or type(exc).__name__) from None
     nul = data.find(b"\0")
     if nul >= 0:
         raise InvalidParameterError(name, f"a {what} in UTF-8 text", shown,

@@ -18,6 +18,7 @@ __all__ = [
     "AccuracyWarning",
     "BudgetExceededError",
     "ClusterError",
+    "DataIntegrityError",
     "InconsistentBoundsError",
     "InvalidParameterError",
     "InvalidTypeError",
@@ -164,6 +165,29 @@ def _rebuild_budget_error(spent, asked, steps_left, budget, taken=False):
 class ClusterError(PrivampError, ConnectionError):
     """A distributed computation could not run: the scheduler is unreachable, has no workers,
     or workers died with their tasks (what was finished is kept; rerunning resumes)."""
+
+
+class DataIntegrityError(PrivampError, ValueError):
+    """A data file shipped with privamp (:mod:`privamp.data`) is not the file privamp was
+    released with: it cannot be read, is not gzip data, or its decompressed bytes have another
+    sha256. privamp refuses it rather than compute a number from the wrong data.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    problem : str
+        What is wrong with it.
+    """
+
+    def __init__(self, path: Any, problem: str):
+        self.path = os.fspath(path) if isinstance(path, str | os.PathLike) else str(path)
+        self.problem = problem
+        super().__init__(f"the data file {self.path} shipped with privamp is damaged: {problem} "
+                         "(reinstall privamp, or give another copy: data=PATH, --data PATH)")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.problem))
 
 
 class AccuracyWarning(UserWarning):

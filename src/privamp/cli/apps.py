@@ -5,7 +5,7 @@ format. ::
 
     privamp experiment bootstrap --scheme must-ow --b 50
     privamp experiment linear --scheme wr --step-epsilon 0.001 --json
-    privamp experiment logistic --data ../shared/data/adult_processed.csv --scheme must-ww
+    privamp experiment logistic --scheme must-ww     # the Adult data shipped with privamp
     privamp experiment efficiency --draws 10000
 
 Defaults are the paper's parameters; ``--quick`` runs a small version (fewer repeats,
@@ -75,8 +75,9 @@ def add_experiment(sub) -> None:
 
     log = exp_sub.add_parser("logistic", help="experiment 3: DP-SGD logistic regression on "
                                               "Adult, label excluded (Table 8)")
-    log.add_argument("--data", required=True,
-                     help="the preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv)")
+    log.add_argument("--data", metavar="PATH", default=None,
+                     help="the preprocessed Adult CSV, plain or .gz (default: the copy shipped "
+                          "with privamp; e.g. ../shared/data/adult_processed.csv)")
     _scheme_options(log, n=None, m=300, b=500)
     _sgd_options(log, steps=1000, clip=3.0, lr=0.01, repeats=5, quick=1, least=1)
     _noise_options(log, step_epsilon=0.0005)

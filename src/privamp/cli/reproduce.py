@@ -6,12 +6,12 @@ Thin, like the rest of the command line: parse, call :func:`privamp.reproduce.ru
     privamp reproduce must-table3 --out reproduction
     privamp reproduce must2023 --out reproduction           # every artifact of one paper
     privamp reproduce all --out reproduction [--quick]
-    privamp reproduce all --data ../shared/data/adult_processed.csv   # + MUST Table 8, Fig. S4
+    privamp reproduce all --data ../shared/data/adult_processed.csv   # another Adult copy
 
 Each artifact writes ``<id>.png``, ``<id>.csv`` (and ``<id>-comparison.csv`` for tables) into
 ``--out``; ``REPRODUCTION.md`` there summarises every artifact present. The artifacts on the
-Adult data read the file given by ``--data`` (never downloaded); without it ``all`` skips them
-(their entry in the JSON has ``"skipped"``) and naming one is an error. ``--json`` prints one
+Adult data (MUST Table 8, Figure S4) read the copy shipped with privamp (sha256-checked;
+:mod:`privamp.data`), or the file given by ``--data``; nothing is downloaded. ``--json`` prints one
 object: ``{"out", "report", "quick", "seconds", "artifacts": [...]}`` (``list``:
 ``{"artifacts": [...], "pending": [...]}``).
 """
@@ -46,9 +46,9 @@ def add_reproduce(sub) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the Monte-Carlo parts (default 0)")
     p.add_argument("--data", metavar="PATH", default=None,
-                   help="data file of the artifacts that read one: the MUST authors' "
-                        "preprocessed Adult CSV (e.g. ../shared/data/adult_processed.csv) for "
-                        "must-table8-metrics and must-figS4; without it 'all' skips them")
+                   help="data file of the artifacts that read one (must-table8-metrics, "
+                        "must-figS4): the MUST authors' preprocessed Adult CSV, plain or .gz "
+                        "(default: the copy shipped with privamp)")
     add_json(p)
     p.set_defaults(func=_cmd_reproduce)
 
@@ -74,7 +74,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         emit_json({"artifacts": arts, "pending": pending})
         return 0
     print(table(["artifact", "paper", "kind", "table/figure"],
-                [[a["id"] + (" (needs --data)" if a["needs"] else ""), a["paper"], a["kind"],
+                [[a["id"] + (" (reads Adult)" if a["needs"] else ""), a["paper"], a["kind"],
                   a["label"]] for a in arts]))
     if pending:
         print()
@@ -101,11 +101,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             return
         if tty:
             sys.stderr.write("\r" + " " * 40 + "\r")
-        if args.json:
-            return
-        if "skipped" in record:
-            print(f"{artifact_id:<22} skipped: {record['skipped']}")
-        else:
+        if not args.json:
             print(f"{artifact_id:<22} {record['seconds']:7.1f} s  {agreement_summary(record)}")
 
     records = run([args.artifact], args.out, quick=args.quick, seed=args.seed, data=args.data,
@@ -120,13 +116,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 "id": r["id"], "paper": r["paper"], "kind": r["kind"], "label": r["label"],
                 "seconds": r["seconds"], "files": r["files"], "comparison": r["comparison"],
                 "checks_held": sum(1 for c in r["checks"] if c["holds"]),
-                "checks": len(r["checks"]), "errata": r["errata"],
-                **({"skipped": r["skipped"]} if "skipped" in r else {})} for r in records],
+                "checks": len(r["checks"]), "errata": r["errata"]} for r in records],
         })
         return 0
-    built = [r for r in records if "skipped" not in r]
-    skipped = len(records) - len(built)
-    print(f"wrote {len(built)} artifact(s) to {args.out} in {seconds:.1f} s"
-          + (f" ({skipped} skipped: give --data PATH)" if skipped else "")
-          + f"; summary: {report}")
+    print(f"wrote {len(records)} artifact(s) to {args.out} in {seconds:.1f} s; "
+          f"summary: {report}")
     return 0

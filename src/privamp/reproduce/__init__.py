@@ -16,8 +16,9 @@ Modules, one per paper: :mod:`~privamp.reproduce.bbg2018` (Balle, Barthe, Gaboar
 Barthe, Gaboardi, Geumlek 2019), the package :mod:`~privamp.reproduce.must2023` (Zhao, Liu
 2023; one module per concept). The papers' printed values used for the comparisons live in
 :mod:`~privamp.reproduce.paper_values`, and nowhere in the computations. Two of the MUST paper's
-utility experiments (DP-SGD logistic regression: Table 8, Figure S4) read the Adult data
-(``run(..., data=PATH)``, ``privamp reproduce --data PATH``).
+utility experiments (DP-SGD logistic regression: Table 8, Figure S4) read the Adult data: the
+copy shipped with privamp (:mod:`privamp.data`), or another one (``run(..., data=PATH)``,
+``privamp reproduce --data PATH``).
 
 >>> from privamp.reproduce import ARTIFACTS
 >>> "must-table3" in ARTIFACTS and ARTIFACTS["must-table3"].kind
@@ -52,7 +53,7 @@ from ._registry import (  # noqa: F401 (re-exported: _registry.__all__)
     Result,
 )
 
-__all__ = [*_registry.__all__, "resolve", "run", "skipped_record"]
+__all__ = [*_registry.__all__, "resolve", "run"]
 
 
 def resolve(target: str) -> list[str]:
@@ -113,16 +114,6 @@ def manifest(artifact: Artifact, result: Result, seconds: float, ctx: Context) -
     })
 
 
-def skipped_record(artifact: Artifact) -> dict:
-    """What :func:`run` returns (and writes nowhere) for an artifact it could not build because
-    its data file was not given: the manifest's identifying keys and ``"skipped"``, the
-    reason."""
-    return {"id": artifact.id, "paper": artifact.paper, "kind": artifact.kind,
-            "label": artifact.label, "title": artifact.title,
-            "skipped": f"needs --data: {artifact.needs}", "files": [], "seconds": 0.0,
-            "comparison": {}, "checks": [], "errata": []}
-
-
 def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: int = 0,
         data: str | Path | None = None,
         progress: Callable[[str, dict | None], None] | None = None,
@@ -134,9 +125,9 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     before (``record=None``) and after each artifact. Returns the manifests, in order.
 
     ``data`` is the data file read by the artifacts that need one (:attr:`Artifact.needs`;
-    MUST Table 8 and Figure S4 read the preprocessed Adult CSV). Without it such an artifact
-    is an error when named by its id, and skipped (its record has ``"skipped"``, nothing is
-    written) when it comes from ``"all"`` or a paper key.
+    MUST Table 8 and Figure S4 read the preprocessed Adult CSV). Without it they read the copy
+    shipped with privamp (:mod:`privamp.data`; its sha256 is checked before anything is built,
+    a damaged copy raises :class:`~privamp.errors.DataIntegrityError`).
     """
     seed = check_int("seed", seed, "[0, inf)")
     if data is not None and not Path(data).is_file():
@@ -144,24 +135,21 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     ids: list[str] = []
     for t in targets:
         for i in resolve(t):
-            if i == t and ARTIFACTS[i].needs and data is None:
-                raise InvalidParameterError("data", f"given for {i}: the path of "
-                                            f"{ARTIFACTS[i].needs}", None)
             if i not in ids:
                 ids.append(i)
     # everything that can fail is checked before anything is computed
     readers = [i for i in ids if ARTIFACTS[i].needs]
-    if data is not None:
-        if not readers:
-            raise InvalidParameterError(
-                "data", "left out: none of these artifacts reads a data file (those that do: "
-                + ", ".join(a for a in ARTIFACTS if ARTIFACTS[a].needs) + ")", str(data))
+    if data is not None and not readers:
+        raise InvalidParameterError(
+            "data", "left out: none of these artifacts reads a data file (those that do: "
+            + ", ".join(a for a in ARTIFACTS if ARTIFACTS[a].needs) + ")", str(data))
+    if readers:
         from .must2023.experiments import load_adult
 
-        load_adult(data)  # the one data file the artifacts read: the Adult CSV
-    if len(readers) < len(ids) or data is not None:  # something will be built
-        if importlib.util.find_spec("matplotlib") is None:
-            raise MissingDependencyError("matplotlib", "plots")
+        # the one data file the artifacts read: the Adult CSV given, or the packaged copy
+        load_adult(data)
+    if ids and importlib.util.find_spec("matplotlib") is None:
+        raise MissingDependencyError("matplotlib", "plots")
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     ctx = Context(folder, quick=quick, seed=seed,
@@ -169,11 +157,6 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     records = []
     for artifact_id in ids:
         artifact = ARTIFACTS[artifact_id]
-        if artifact.needs and ctx.data is None:
-            records.append(skipped_record(artifact))
-            if progress:
-                progress(artifact_id, records[-1])
-            continue
         if progress:
             progress(artifact_id, None)
         start = time.perf_counter()

@@ -127,7 +127,8 @@ class Context:
     ``quick`` asks for the CI version: fewer Monte-Carlo repetitions, coarser grids and smaller
     FFTs (the figure and its comparison are still produced; the report says what was reduced).
     ``data`` is the data file given by the user (``privamp reproduce --data PATH``) for the
-    artifacts that read one (:attr:`Artifact.needs`); privamp never downloads data.
+    artifacts that read one (:attr:`Artifact.needs`); ``None``: the copy shipped with privamp
+    (:mod:`privamp.data`). privamp never downloads data.
     ``cache`` is shared by the artifacts of one run (e.g. MUST Figures 5 and S1 share a grid).
     ``artifact`` is the id of the artifact being built (the runner sets it), the stem of its
     files.

@@ -3,9 +3,8 @@
 
 It lists every artifact built (what it shows, its parameters and which of them the paper leaves
 out, how the paper's printed values compare with ours, the paper's claims checked, errata,
-files, time), the artifacts not built in the folder because they read a data file that was not
-given (``--data``), the tables and figures not regenerated yet (:data:`PENDING`, empty) or
-not regenerable (:data:`DIAGRAMS`: drawings without data), and every erratum involved.
+files, time), the tables and figures not regenerated yet (:data:`PENDING`, empty) or not
+regenerable (:data:`DIAGRAMS`: drawings without data), and every erratum involved.
 """
 
 from __future__ import annotations
@@ -176,14 +175,6 @@ def write_report(folder: str | Path) -> Path:
         for r in mine:
             lines += _section(r)
             errata_seen += [e for e in r.get("errata", []) if e not in errata_seen]
-    present = {r["id"] for r in records}
-    no_data = [ARTIFACTS[k] for k in ARTIFACTS if ARTIFACTS[k].needs and k not in present]
-    if no_data:
-        lines += ["## Not built here: they read a data file", "",
-                  "Run `privamp reproduce ARTIFACT|all --data PATH` to build them (privamp "
-                  "never downloads data).", ""]
-        lines += [f"- **{a.label}** (`{a.id}`): {a.title}; needs {a.needs}." for a in no_data]
-        lines.append("")
     pending = [p for p in PENDING if p[0] not in ARTIFACTS]
     if pending:
         lines += ["## Not yet regenerated", ""]

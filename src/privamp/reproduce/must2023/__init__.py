@@ -31,11 +31,11 @@ artifact             what
 must-table5          Table 5, DP bootstrap of μ and τ²: mean (SD) over simulated data sets
 must-table6-rmse     Table 6, RMSE columns: DP-SGD linear regression, mean (SD) RMSE of ŷ
 must-table7          Table 7, bias and RMSE of the DP-SGD linear-regression coefficients
-must-table8-metrics  Table 8, prediction columns: DP-SGD logistic regression on Adult (reads
-                     ``--data``)
+must-table8-metrics  Table 8, prediction columns: DP-SGD logistic regression on Adult (the
+                     packaged data, or ``--data``)
 must-fig6            Figure 6, training loss of DP-SGD linear regression on one data set
-must-figS4           Figure S4, training loss of DP-SGD logistic regression on Adult (reads
-                     ``--data``)
+must-figS4           Figure S4, training loss of DP-SGD logistic regression on Adult (the
+                     packaged data, or ``--data``)
 ===================  ==========================================================================
 
 Modules, by concept:

@@ -8,7 +8,8 @@ honestly (``privamp experiment``; the artifacts of :mod:`privamp.reproduce.must2
   ε' ∈ {0.01, 0.001}, δ = 1/n);
 * :func:`logistic_experiment` — experiment 3 (Table 8): DP-SGD logistic regression on the UCI
   Adult data (n = 30,969 training records, b = 500, m = 300, T = 1000, C = 3, learning rate 0.01,
-  ε' = 0.0005, δ = 1/n), **with the label excluded from the features**;
+  ε' = 0.0005, δ = 1/n), **with the label excluded from the features** (the data ship with
+  privamp: :mod:`privamp.data`);
 * :func:`efficiency_experiment` — Tables 9 and 10: distinct records per subsample (min / mean /
   max over 10,000 draws, with the exact mean n·η) and the time to draw a subsample relative to
   sampling without replacement.
@@ -61,6 +62,7 @@ from .. import paper_values as pv
 __all__ = [
     "ADULT_COLUMNS",
     "ADULT_LABEL",
+    "PACKAGED_ADULT",
     "PAPER_TABLE9",
     "PAPER_TABLE10",
     "SCHEMES",
@@ -367,16 +369,34 @@ def _add_curves(out: dict[str, Any], curves: dict[str, dict[str, list]]) -> None
 # ---------------------------------------------------------------------------------------------
 
 
-def load_adult(path: str | Path, *, include_label: bool = False
+#: What the results record as their data when they read the packaged copy.
+PACKAGED_ADULT = "packaged: privamp/data/adult_processed.csv.gz"
+
+
+def _adult_text(path: str | Path | None) -> str:
+    """The text of the Adult CSV: the packaged copy (sha256-checked) when ``path`` is
+    ``None``, else the file at ``path`` (gzip-compressed when its name ends in ``.gz``)."""
+    if path is None:
+        from ...data import adult_text
+
+        return adult_text()
+    compressed = isinstance(path, str | Path) and str(path).lower().endswith(".gz")
+    return read_text_file("data", path, "CSV file", compressed=compressed)
+
+
+def load_adult(path: str | Path | None = None, *, include_label: bool = False
                ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Read the preprocessed Adult CSV (``../shared/data/adult_processed.csv``).
+    """Read the preprocessed Adult CSV: by default the copy shipped with privamp
+    (:mod:`privamp.data`, its sha256 checked), or the file at ``path`` (e.g.
+    ``../shared/data/adult_processed.csv``; gzip-compressed when its name ends in ``.gz``).
 
     Returns (features, labels, feature names): the 13 columns of :data:`ADULT_COLUMNS` (plus the
     label itself when ``include_label`` — the MUST authors' leak, for demonstration only) and
     ``income`` ∈ {0, 1}. Raises :class:`~privamp.errors.InvalidParameterError` (parameter
-    ``data``) for a missing file, missing columns or non-numeric values.
+    ``data``) for a missing file, missing columns or non-numeric values, and
+    :class:`~privamp.errors.DataIntegrityError` when the packaged copy is damaged.
     """
-    reader = csv.reader(io.StringIO(read_text_file("data", path, "CSV file"), newline=""))
+    reader = csv.reader(io.StringIO(_adult_text(path), newline=""))
     try:
         header = [h.strip() for h in next(reader)]
     except StopIteration:
@@ -439,9 +459,9 @@ def classification_metrics(labels: np.ndarray, scores: np.ndarray) -> dict[str, 
             "f1": ratio(2 * sens * ppv, sens + ppv) if tp > 0 else 0.0}
 
 
-def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, m: int = 300,
-                        steps: int = 1000, clip_norm: float = 3.0, learning_rate: float = 0.01,
-                        step_epsilon: float | None = None,
+def logistic_experiment(data: str | Path | None = None, scheme: str = "wor", *, b: int = 500,
+                        m: int = 300, steps: int = 1000, clip_norm: float = 3.0,
+                        learning_rate: float = 0.01, step_epsilon: float | None = None,
                         target_epsilon: float | None = None,
                         noise_multiplier: float | None = None, delta: float | None = None,
                         repeats: int = 5, include_label: bool = False,
@@ -450,7 +470,8 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
                         progress: Progress = None) -> dict[str, Any]:
     """MUST utility experiment 3 (Table 8): logistic regression on Adult by DP-SGD.
 
-    As the paper: the first 3/4 of the rows train (30,969), the last 1/4 test (10,323), no
+    ``data`` is the Adult CSV (:func:`load_adult`; default: the copy shipped with privamp). As
+    the paper: the first 3/4 of the rows train (30,969), the last 1/4 test (10,323), no
     shuffling; each column divided by its maximum over the file (these maxima are treated as
     public domain bounds — they are not covered by the privacy statement); an intercept; initial
     weights 1; class 1 iff xᵀβ > 0. Unlike the paper, ``income`` is **not** a feature
@@ -521,8 +542,9 @@ def logistic_experiment(data: str | Path, scheme: str = "wor", *, b: int = 500, 
         "majority_class_accuracy": float(max(y_test.mean(), 1 - y_test.mean())),
         "baseline": {"scheme": "poisson (non-private)", **average(base_runs),
                      "metrics_sd": spread(base_runs)} if baseline else None,
-        "parameters": {"data": str(data), "n_train": n_train, "n_test": rows - n_train,
-                       "features": names, "b": b if sch.kind.startswith("must") else None,
+        "parameters": {"data": PACKAGED_ADULT if data is None else str(data),
+                       "n_train": n_train, "n_test": rows - n_train, "features": names,
+                       "b": b if sch.kind.startswith("must") else None,
                        "m": m, "steps": steps, "clip_norm": clip_norm,
                        "learning_rate": learning_rate, "step_epsilon": step_epsilon,
                        "target_epsilon": target_epsilon, "repeats": repeats,

@@ -19,7 +19,7 @@ from .._registry import Context
 from .calibration import eq9_sigma
 
 ADULT = ("the MUST authors' preprocessed Adult CSV (41,292 rows, 13 features and income; "
-         "e.g. ../shared/data/adult_processed.csv)")
+         "shipped with privamp as privamp/data/adult_processed.csv.gz)")
 
 #: The schemes of Tables 6–8 in print order: privamp's name → the paper's.
 DPSGD_SCHEMES = {"poisson": "Poisson", "wor": "WOR", "wr": "WR", "must-ow": "MUST.OW",
