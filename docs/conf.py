@@ -53,6 +53,9 @@ napoleon_preprocess_types = False
 add_module_names = False
 python_use_unqualified_type_names = True
 nitpicky = False
+# short names in parameter types ("path", "kind", "steps") match several attributes of the API;
+# Sphinx links the first, which is what a reader of the type expects: no warning for that
+suppress_warnings = ["ref.python"]
 
 # ---- Markdown --------------------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "deflist", "colon_fence"]
