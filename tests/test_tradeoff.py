@@ -382,12 +382,13 @@ def test_cli_plot_tradeoff(tmp_path, capsys):
     assert [c["scheme"] for c in res["curves"]] == ["poisson", "wor"]
 
 
-def test_readme_example_is_current(capsys):
-    """The README's ``privamp tradeoff`` console block is what the command prints."""
+def test_guide_example_is_current(capsys):
+    """The guide's ``privamp tradeoff`` console block is what the command prints, exactly."""
     import pathlib
     import shlex
 
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    page = pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide" / "attack-risk.md"
+    text = page.read_text("utf-8")
     block = text.split("$ privamp tradeoff", 1)[1].split("```", 1)[0]
     command, expected = block.split("\n", 1)
     assert main(["tradeoff", *shlex.split(command)]) == 0
