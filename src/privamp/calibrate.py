@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._progress import report
 from ._validation import check_choice, check_int, check_real
 from .accountant import Accountant, Backend
 from .cache import AccountingCache
@@ -364,11 +365,25 @@ def _fine_phase(evaluate, c: _Coarse, *, parameter, target, d, lo, hi, integer, 
     return _Outcome(best.value, best.eps, fs.calls, c.calls)
 
 
+def _reported(fn, parameter: str, kind: str):
+    """``fn`` reporting each evaluation on the progress logger (:mod:`privamp._progress`)."""
+    if fn is None:
+        return None
+
+    def run(value):
+        report("calibrating %s: %s evaluation at %.6g", parameter, kind, value)
+        return fn(value)
+
+    return run
+
+
 def _solve(evaluate, *, parameter, target, increasing, lo, hi, integer, rtol, guess, coarse,
            slope, max_step=_MAX_STEP, known=()) -> _Outcome:
     """The two phases (module docstring). ``known``: ``(value, ε)`` pairs already evaluated by
     ``coarse`` (or by ``evaluate`` when there is no coarse evaluator)."""
     d = 1.0 if increasing else -1.0
+    evaluate, coarse = _reported(evaluate, parameter, "fine"), _reported(coarse, parameter,
+                                                                        "coarse")
     c = _coarse_phase(target=target, d=d, lo=lo, hi=hi, integer=integer, rtol=rtol,
                       guess=guess, coarse=coarse, slope=slope, max_step=max_step, known=known)
     return _fine_phase(evaluate, c, parameter=parameter, target=target, d=d, lo=lo, hi=hi,

@@ -500,11 +500,16 @@ class Progress:
       report (sweeps, which may resume half done).
 
     ``done()`` blanks the line if anything was drawn.
+
+    While a stage runs, the line is redrawn twice a second with the elapsed time and the last
+    report of the library on the ``privamp.progress`` logger (:mod:`privamp._progress`: each
+    composition, each calibration evaluation), so a long wait is never a frozen line.
     """
 
     #: Characters blanked by :meth:`done`: enough for the longest line of each form.
-    BLANK = {"stage": 70, "label": 80, "rate": 78}
+    BLANK = {"stage": 92, "label": 80, "rate": 78}
     WIDTH = 30  # of the bar
+    TICK = 0.5  # seconds between redraws of a running stage
 
     def __init__(self, enabled: bool):
         self.enabled = enabled and sys.stderr.isatty()
@@ -512,18 +517,66 @@ class Progress:
         self.count = 0  # stages drawn
         self.first: int | None = None  # the first ``done`` of a rate bar
         self.drawn: str | None = None  # the form last drawn
+        self.text = ""  # the running stage
+        self.detail = ""  # the library's last report
+        # created with the first stage (threading and logging stay unimported otherwise)
+        self._lock: Any = None
+        self._stop: Any = None
+        self._handler: Any = None
 
     def _write(self, form: str, line: str) -> None:
+        if self._lock is not None:
+            with self._lock:
+                self._put(form, line)
+        else:
+            self._put(form, line)
+
+    def _put(self, form: str, line: str) -> None:
         sys.stderr.write("\r  " + line)
         sys.stderr.flush()
         self.drawn = form
 
+    def _draw_stage(self) -> None:
+        elapsed = time.perf_counter() - self.start
+        text = f"{self.text}: {self.detail}" if self.detail else self.text
+        self._write("stage", f"{text:<70.70} [{self.count:3d}] {elapsed:6.1f} s")
+
+    def _listen(self) -> None:
+        """Follow the library's reports and redraw the running stage on a timer."""
+        import logging
+        import threading
+
+        from .._progress import LOGGER
+
+        self._lock = threading.Lock()
+
+        progress = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                progress.detail = record.getMessage()
+
+        self._handler = _Handler(logging.INFO)
+        self._saved_level = LOGGER.level
+        LOGGER.addHandler(self._handler)
+        LOGGER.setLevel(logging.INFO)
+        self._stop = threading.Event()
+
+        def tick(stop: threading.Event) -> None:
+            while not stop.wait(self.TICK):
+                if self.drawn == "stage":
+                    self._draw_stage()
+
+        threading.Thread(target=tick, args=(self._stop,), daemon=True).start()
+
     def stage(self, text: str) -> None:
         if not self.enabled:
             return
+        if self._stop is None:
+            self._listen()
         self.count += 1
-        elapsed = time.perf_counter() - self.start
-        self._write("stage", f"{text:<48.48} [{self.count:3d}] {elapsed:6.1f} s")
+        self.text, self.detail = text, ""
+        self._draw_stage()
 
     def __call__(self, done: int, total: int, label: str | None = None) -> None:
         if not self.enabled:
@@ -543,6 +596,13 @@ class Progress:
                             f"{rate:7.1f}/s  {eta}")
 
     def done(self) -> None:
+        if self._stop is not None:
+            from .._progress import LOGGER
+
+            self._stop.set()
+            self._stop = None
+            LOGGER.removeHandler(self._handler)
+            LOGGER.setLevel(self._saved_level)
         if self.drawn is not None:
             sys.stderr.write("\r" + " " * self.BLANK[self.drawn] + "\r")
             sys.stderr.flush()

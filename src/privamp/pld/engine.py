@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._numerics import ULP, bisect_threshold
+from .._progress import report
 from .._validation import check_int, check_optional_real, check_real
 from ..errors import (
     AccuracyWarning,
@@ -301,6 +302,8 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
                  tilt: float = 0.0, cache=None, negligible_steps: int | None = None,
                  size_only: bool = False, ladder: bool = False) -> ComposedPLD:
     total = sum(count for _, count in items)
+    if not size_only:
+        report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
     if cache is None or size_only:
