@@ -123,3 +123,11 @@ def setup(app):
 # the doctest builder runs the pages' {doctest} blocks only: the docstrings' examples are run by
 # pytest (--doctest-modules)
 doctest_test_doctest_blocks = ""
+
+# the sweeps tutorial runs an in-process Dask cluster, whose INFO lines would clutter the build log
+import logging  # noqa: E402
+
+for _name in ("distributed", "tornado"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
+# distributed sets its loggers' levels from Dask's configuration when it is imported
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
