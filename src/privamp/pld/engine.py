@@ -752,18 +752,25 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     _, mean, var, lam, slope, h_u, h_l, target_w = _choose_grids(
         delta, total, moments, mgfs, ranges_by_set, width_goal, upper_error, grid_step,
         lam_grid)
+    h_u_own = h_u  # this ledger's own upper spacing (the planned lower grid's floor)
     if plan is not None and plan > total and grid_step is None:
-        # the accuracy choices of the planned run: the ledger's moments and log-MGFs scaled
-        # to P steps (the certificate never depends on them, only the cost and tightness)
+        # the spacings of the planned run: the ledger's moments and log-MGFs scaled to P
+        # steps (the certificate never depends on them, only the cost and tightness), never
+        # coarser than the ledger's own rounded down to a power of 2
         scale = plan / total
         moments_p = {k: (m * scale, v * scale) for k, (m, v) in moments.items()}
         mgfs_p = {k: v * scale for k, v in mgfs.items()}
         planned = _choose_grids(delta, plan, moments_p, mgfs_p, ranges_by_set, width_goal,
                                 upper_error, None, lam_grid)
-        h_u, h_l, lam = planned.h_upper, planned.h_lower, planned.lam
+        h_u, h_l = planned.h_upper, planned.h_lower
     else:
         moments_p, mgfs_p = moments, mgfs
     tilts = {name: (lam[name] if delta < _TILT_BELOW else 0.0) for name in mgfs}
+    if plan is not None:
+        # the tilt must suit the T steps composed (the plan's would be far too small for a
+        # horizon far beyond them): this ledger's own, rounded down to a power of 2 so that
+        # neighbouring counts share the tilted steps (any tilt ≥ 0 is exact)
+        tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     if shared_grid and grid_step is None:
         # the finest grids over the δ's of this tail budget, so that they all share them
         for ref in _reference_deltas(tail_total):
@@ -816,8 +823,11 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
             else:
                 # the planned grid, or this ledger's own rounded down to a power of 2 where it
                 # is finer (a smaller target at fewer steps, for losses whose error is linear
-                # in the spacing): the same for the queries of a stretch of the plan
-                h_own = min(h_l, _floor_pow(_clip_grid(h_own, ranges_by_set, total), 2.0))
+                # in the spacing): the same for the queries of a stretch of the plan. Like the
+                # default, never finer than the ledger's own upper spacing (an ε of 0 would
+                # otherwise aim at a width of 1e-12)
+                h_own = min(h_l, _floor_pow(_clip_grid(max(h_own, h_u_own), ranges_by_set,
+                                                       total), 2.0))
             h_l = _snap(h_own, all_items)
         if fit.coarsened:
             h_l = max(h_l, h_u)  # the memory bound already decided for a coarser window
