@@ -31,7 +31,7 @@ def test_zero_epsilon_does_not_take_a_max_fft_lower_grid():
     """R22-2: when the certified upper end is 0 (or tiny), the horizon's lower-spacing rule
     (``min(h_l, floor_pow2(clip(h_own)))``, no ``max(·, h_u)`` as in the default) follows the
     target 0.95e-3 · 1e-9 down to the memory bound: an 8,388,608-point lower composition and
-    ~26-50 s instead of 0.03 s for the same [0, 0] bracket. (Slow: ~30 s.)"""
+    ~26-50 s instead of 0.03 s for the same [0, 0] bracket (fixed: a fraction of a second)."""
     acc = Accountant(horizon=3).add(GaussianMechanism(2.0), 3)
     b = acc.epsilon(0.5)
     assert b.upper == 0.0
