@@ -54,7 +54,7 @@ HYPOTHESIS_PROFILE ?= ci
 # one process
 PYTEST_WORKERS ?= auto
 test: lint
-	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest -n $(PYTEST_WORKERS)
+	HYPOTHESIS_PROFILE=$(HYPOTHESIS_PROFILE) $(PY) -m pytest -n $(PYTEST_WORKERS) --durations=30
 
 # the benchmarks' own virtualenv: privamp editable with the bench extra (dp-accounting,
 # prv-accountant), plots (the figure) and opacus (with torch held to the local CPU build by
