@@ -236,7 +236,7 @@ class PrivampAccountant(IAccountant):
     def __init__(self, source: Any = None, *, relation: NeighbouringRelation | str | None = None,
                  backend: str = "pld", budget: tuple[float, float] | None = None,
                  horizon: int | None = None):
-        from ..accountant import Backend
+        from ..accountant import _OWN_CACHE_BYTES, Backend
         from ..cache import AccountingCache
 
         self._budget = _check_budget(budget)
@@ -254,7 +254,8 @@ class PrivampAccountant(IAccountant):
         self.horizon = None if horizon is None else check_int("horizon", horizon, "[1, inf)")
         # what the queries of a growing history share (steps, transforms): only time, never
         # the answer (privamp.cache)
-        self._work = AccountingCache(step_bytes=32 * 2**20, composed_bytes=64 * 2**20)
+        self._work = AccountingCache(step_bytes=_OWN_CACHE_BYTES["step"],
+                                         composed_bytes=_OWN_CACHE_BYTES["composed"])
         self._steps_drawn_at_bind = 0
         if source is not None:
             self.bind(source, relation=relation)
@@ -592,9 +593,11 @@ class PrivampAccountant(IAccountant):
         if "horizon" not in state:
             self.horizon = None
         if "_work" not in state:
+            from ..accountant import _OWN_CACHE_BYTES
             from ..cache import AccountingCache
 
-            self._work = AccountingCache(step_bytes=32 * 2**20, composed_bytes=64 * 2**20)
+            self._work = AccountingCache(step_bytes=_OWN_CACHE_BYTES["step"],
+                                         composed_bytes=_OWN_CACHE_BYTES["composed"])
 
     def __repr__(self) -> str:
         bound = ("unbound" if self._scheme is None else

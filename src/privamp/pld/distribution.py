@@ -572,32 +572,29 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
         if n <= _MEMO_MAX_N:
             memo["double"] = (n, out)
         return out
+    keep = "_memo" in step.__dict__ and n <= _MEMO_MAX_N  # a kept step (:func:`_keep`)
     key = (n, rest_budget)
     ext = memo.get("extended")
     if ext is None or ext["key"] != key:
         ext = _split_for_extended(masses, n, rest_budget)
         ext["key"] = key
-        if n <= _MEMO_MAX_N:
+        if keep:
             memo["extended"] = ext
     if ext["heavy"].size * sel.size <= 4_000_000:
+        if "light_fft" not in ext:
+            rest = np.zeros(n)
+            np.add.at(rest, ext["pos"][ext["light"]], masses[ext["light"]])
+            ext["light_fft"] = fft.rfft(rest)
+        if not keep:  # only the frequencies asked for: no full-length arrays
+            return _direct_coefficients(masses, ext, sel, n), ext["error"], _EXT_U
+        if "values" not in ext:
+            m = n // 2 + 1
+            ext["values"] = np.zeros(m, dtype=np.clongdouble if _EXT is not np.float64
+                                     else np.complex128)
+            ext["have"] = np.zeros(m, dtype=bool)
         missing = sel[~ext["have"][sel]]
         if missing.size:
-            heavy = ext["heavy"]
-            x = masses[heavy].astype(_EXT)
-            jk = (ext["pos"][heavy][:, None].astype(np.int64)
-                  * missing[None, :].astype(np.int64)) % n
-            jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
-            ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
-            del jk
-            # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not
-            # log₂ m u)
-            terms = np.cos(ang)
-            terms *= x[:, None]
-            re = _fb.pairwise_sum(terms)
-            terms = np.sin(ang, out=terms)
-            terms *= x[:, None]
-            ext["values"][missing] = ext["light_fft"][missing].astype(ext["values"].dtype) + (
-                re - 1j * _fb.pairwise_sum(terms))
+            ext["values"][missing] = _direct_coefficients(masses, ext, missing, n)
             ext["have"][missing] = True
         return ext["values"][sel], ext["error"], _EXT_U
     full = memo.get("full_extended")
@@ -606,9 +603,30 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
         np.add.at(buf, ext["pos"], masses.astype(_EXT))
         full = (n, fft.rfft(buf),
                 _fb.rfft_error_bound(n, _EXT, float(np.sum(np.abs(masses))), masses.size))
-        if n <= _MEMO_MAX_N:
+        if keep:
             memo["full_extended"] = full
     return full[1][sel], full[2], _EXT_U
+
+
+def _direct_coefficients(masses: np.ndarray, ext: dict, freqs: np.ndarray, n: int):
+    """The light part's double FFT plus the heavy masses' DFT in extended precision at
+    ``freqs``: twiddle angles reduced exactly in integers into [−π, π], pairwise sums over the
+    heavy masses (each coefficient independent of which others are computed with it)."""
+    heavy = ext["heavy"]
+    x = masses[heavy].astype(_EXT)
+    jk = (ext["pos"][heavy][:, None].astype(np.int64) * freqs[None, :].astype(np.int64)) % n
+    jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
+    ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
+    del jk
+    # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not log₂ m u)
+    terms = np.cos(ang)
+    terms *= x[:, None]
+    re = _fb.pairwise_sum(terms)
+    terms = np.sin(ang, out=terms)
+    terms *= x[:, None]
+    values = ext["light_fft"][freqs].astype(np.clongdouble if _EXT is not np.float64
+                                            else np.complex128)
+    return values + (re - 1j * _fb.pairwise_sum(terms))
 
 
 def _floor_pow2(x: float) -> float:
@@ -618,7 +636,8 @@ def _floor_pow2(x: float) -> float:
 
 
 def _split_for_extended(masses: np.ndarray, n: int, rest_budget: float) -> dict:
-    """The light/heavy split of :func:`_step_spectrum` and the light part's double FFT."""
+    """The light/heavy split of :func:`_step_spectrum` and its error bound (the light part's
+    FFT is computed when the direct transform needs it)."""
     pos = np.arange(masses.size) % n
     absm = np.abs(masses)
     order = np.argsort(absm)
@@ -626,19 +645,13 @@ def _split_for_extended(masses: np.ndarray, n: int, rest_budget: float) -> dict:
     heavy_mask = np.ones(masses.size, dtype=bool)
     heavy_mask[light] = False
     heavy = np.flatnonzero(heavy_mask & (absm > 0))
-    rest = np.zeros(n)
-    np.add.at(rest, pos[light], masses[light])
     light_sum = float(np.sum(absm[light]))
     # the light part's FFT, and its share of the final complex addition (u_ext, relative)
     error = (_fb.rfft_error_bound(n, np.float64, light_sum, masses.size)
              + _EXT_U * light_sum * (1 + 1e-6)
              + _fb.direct_dft_error_constant(heavy.size, _EXT) * _EXT_U
              * float(np.sum(absm[heavy])) * (1 + 1e-6))
-    m = n // 2 + 1
-    return {"pos": pos, "heavy": heavy, "light_fft": fft.rfft(rest), "error": error,
-            "values": np.zeros(m, dtype=np.clongdouble if _EXT is not np.float64
-                               else np.complex128),
-            "have": np.zeros(m, dtype=bool)}
+    return {"pos": pos, "light": light, "heavy": heavy, "error": error}
 
 
 def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0):

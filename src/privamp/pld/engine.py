@@ -302,14 +302,14 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
                  tilt: float = 0.0, cache=None, negligible_steps: int | None = None,
                  size_only: bool = False, ladder: bool = False) -> ComposedPLD:
     total = sum(count for _, count in items)
-    if not size_only:
-        report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
     if cache is None or size_only:
         steps = []
         for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
             steps.append((_step(curve, h, lo, hi, kind, negligible), count))
+        if not size_only:
+            report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
         return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, size_only=size_only,
                        ladder=ladder)
     steps = []
@@ -321,9 +321,11 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
             c, h, lo, hi, kind, negligible))
         steps.append((step, count))
         keys.append((key, count))
-    return cache.memo("composed", (tuple(keys), tail, tilt, ladder),
-                      lambda: compose(steps, log_tail_tol=math.log(tail), tilt=tilt,
-                                      ladder=ladder))
+    def composed():
+        report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
+        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, ladder=ladder)
+
+    return cache.memo("composed", (tuple(keys), tail, tilt, ladder), composed)
 
 
 
