@@ -1,8 +1,13 @@
 """Progress of long computations, for Python callers and the command line alike.
 
-privamp reports the stages of its long computations (each composition of the PLD engine, each
-evaluation of a calibration, each block of a bootstrap) as INFO records on the logger
-``"privamp.progress"``. Nothing is shown unless asked for — the standard logging convention:
+privamp reports the stages of its long computations as INFO records on the logger
+``"privamp.progress"``: each discretisation and each composition of the PLD engine (so every
+accountant query, calibration, trade-off curve and plot that composes), each evaluation of a
+calibration, each replicate of :meth:`~privamp.applications.DpBootstrap.run`, each repeat of the
+MUST experiments, each artifact of :func:`privamp.reproduce.run` and each row (or chunk) of a
+sweep. The ``progress=`` callbacks some of those functions take are called as before; the logger
+is the one channel that covers them all. Nothing is shown unless asked for — the standard
+logging convention:
 
 >>> import logging
 >>> logging.basicConfig(level=logging.INFO, format="%(relativeCreated)8.0f ms  %(message)s")

@@ -70,6 +70,7 @@ import numpy as np
 
 from .. import _special
 from .._numerics import ULP
+from .._progress import report
 from .._validation import check_int, check_real, check_real_array, check_rng
 from ..errors import InvalidParameterError, NumericalError
 from ..mechanisms.gaussian import GaussianMechanism
@@ -247,6 +248,7 @@ class DpBootstrap:
             vals = u[sub.indices]
             s1[r] = sub.counts @ vals
             s2[r] = sub.counts @ (vals * vals)
+            report("bootstrap: replicate %s of %s", r + 1, reps)
             if progress is not None:
                 progress(r + 1, reps)
         s1 += gen.normal(0.0, z * d1, size=reps)

@@ -291,6 +291,7 @@ _TILT_BELOW = 1e-9
 
 
 def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligible: float):
+    report("discretising a step's privacy loss (%s side, grid %.3g)", kind, h)
     place = _placement(curve, h)
     if place is None:
         return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible)

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
+from .._progress import report as report_progress
 from .._validation import check_int
 from ..errors import InvalidParameterError, MissingDependencyError
 from . import _registry
@@ -157,6 +158,7 @@ def run(targets: Iterable[str], out: str | Path, *, quick: bool = False, seed: i
     records = []
     for artifact_id in ids:
         artifact = ARTIFACTS[artifact_id]
+        report_progress("reproducing %s", artifact_id)
         if progress:
             progress(artifact_id, None)
         start = time.perf_counter()

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, fields
 from typing import Any
 
+from .._progress import report
 from .._validation import check_choice
 from ..cache import AccountingCache
 from ..errors import InvalidTypeError, UnsupportedCombinationError
@@ -199,6 +200,7 @@ def evaluate(configs: Iterable[Configuration] | Sequence[Mapping[str, Any]], *,
     out: list[dict[str, Any] | None] = [None] * len(rows)
     for done, i in enumerate(order, 1):
         out[i] = evaluate_one(rows[i], reuse=reuse, cache=cache)
+        report("sweep: %s of %s rows", done, len(rows))
         if progress is not None:
             progress(done)
     return out  # type: ignore[return-value]

@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
+from .._progress import report
 from .._validation import check_choice, check_int, check_real
 from ..errors import ClusterError, InvalidParameterError, InvalidTypeError, MissingDependencyError
 from .batch import REUSE, _sort_key, evaluate_one
@@ -293,8 +294,13 @@ def run_sweep(configs: Iterable[Configuration], out: str | os.PathLike, *,
         client, cluster, n_workers, where = _connect(scheduler, workers, connect_timeout)
         try:
             size = chunk_size or max(1, min(64, math.ceil(len(todo) / (8 * n_workers))))
-            _run_chunks(client, _chunks(todo, size), reuse, partial, done, n_workers,
-                        lambda: progress(len(done), len(configs)) if progress else None, lost)
+            def tick() -> None:
+                report("sweep: %s of %s rows", len(done), len(configs))
+                if progress is not None:
+                    progress(len(done), len(configs))
+
+            _run_chunks(client, _chunks(todo, size), reuse, partial, done, n_workers, tick,
+                        lost)
         finally:
             client.close()
             if cluster is not None:

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._progress import report
 from ..._validation import check_choice, check_int, check_real, read_text_file
 from ...applications.bootstrap import DpBootstrap
 from ...applications.dpsgd import DPSGD, LinearRegression, LogisticRegression, nonprivate_sgd
@@ -150,6 +151,7 @@ def _summary(values: Sequence[float]) -> dict[str, float]:
 
 
 def _tick(progress: Progress, done: int, total: int, label: str) -> None:
+    report("%s: %s of %s", label, done, total)
     if progress is not None:
         progress(done, total, label)
 
