@@ -5,6 +5,11 @@ the objects it is given on a grid. Every figure is drawn in one style by the mac
 ``_figure`` (:class:`Panel` axes of labelled :class:`Curve` objects); the modules ``post``,
 ``rdp``, ``reproduce`` and ``sweep`` hold the layouts of their feature areas and take the curves
 or tables already computed.
+
+Legends never cover data: :func:`save_figure` applies :func:`place_legends` to every figure
+(a legend whose box meets a curve, a band, a scatter or a reference line is moved to the right
+of its axes, and the figure widened); call :func:`place_legends` yourself before saving a
+figure of this package by other means.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from ._figure import (
 )
 from ._figure import (
     Curve,
+    LegendOverlapError,
     Panel,
     draw_panel,
+    legend_covers_data,
+    place_legends,
     plot_panels,
     pyplot,
     save_figure,
@@ -31,9 +39,12 @@ from ._figure import (
 
 __all__ = [
     "Curve",
+    "LegendOverlapError",
     "Panel",
     "aligned_panel",
     "draw_panel",
+    "legend_covers_data",
+    "place_legends",
     "plot_composition",
     "plot_panels",
     "plot_profiles",

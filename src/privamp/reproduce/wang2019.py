@@ -97,7 +97,7 @@ def rdp_panels(sampling_rate: float = GAMMA, sigma: float = 5.0, scale: float = 
                   yscale="log", legend="upper left"),
             Panel(f"Subsampled Laplace, b = {scale:g}", "Rényi order", "RDP ε(order)",
                   [_as_curve(lab, c) for lab, c in curves["laplace"]], xscale="log",
-                  yscale="log", legend="upper left")]
+                  yscale="log", legend="lower right")]  # under the curves' plateau: free
 
 
 @register("wang-fig-rdp", paper=PAPER, kind="figure", label="RDP figure (W-10)",
