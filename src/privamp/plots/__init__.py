@@ -101,7 +101,10 @@ def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: s
     sensitivity) is written under the axes; ``yscale`` is ``"linear"``, ``"log"`` or ``"auto"``
     (log when the certified ε span a factor 20 or more). Returns the figure."""
     plt = pyplot()
-    width = 9.5  # the legend goes right of the axes: the curves span the whole height
+    # the legend goes right of the axes (the curves span the whole height): the figure is as
+    # wide as 6.2 inches of axes plus the longest label
+    longest = max((len(str(c["label"])) for c in curves), default=0)
+    width = max(9.5, 6.2 + 0.062 * longest)
     if caption:
         caption = wrap_note(caption, width)
     lines = caption.count("\n") + 1 if caption else 0
