@@ -8,9 +8,9 @@
 
 An entry is skipped when its image exists and its stamp — a SHA-256 of this file, of every
 source file of privamp and of the entry's benchmark script, recorded in
-``docs/images/.stamps.json`` — is unchanged (content, not modification times: reliable across
-checkouts); ``PRIVAMP_DOCS_FIGURES=always`` regenerates every figure. Each page's caption names
-its entry's command (``Figure.command``).
+``docs/images/.stamps.json`` with the seconds the figure took — is unchanged (content, not
+modification times: reliable across checkouts); ``PRIVAMP_DOCS_FIGURES=always`` regenerates
+every figure. Each page's caption names its entry's command (``Figure.command``).
 """
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ def build(out: Path = IMAGES, names: list[str] | None = None, *,
     stamps_file = out / ".stamps.json"
     try:
         stamps = json.loads(stamps_file.read_text())
-    except (OSError, ValueError):
+        stamps = {k: v for k, v in stamps.items() if isinstance(v, dict)}
+    except (OSError, ValueError, AttributeError):
         stamps = {}
     always = os.environ.get("PRIVAMP_DOCS_FIGURES") == "always"
     sources = _source_digest()
@@ -165,12 +166,12 @@ def build(out: Path = IMAGES, names: list[str] | None = None, *,
         if names and fig.name not in names:
             continue
         path, stamp = out / fig.name, _stamp(fig, sources)
-        if not always and path.is_file() and stamps.get(fig.name) == stamp:
+        if not always and path.is_file() and stamps.get(fig.name, {}).get("stamp") == stamp:
             continue
         start = time.perf_counter()
         fig.make(path)
         seconds[fig.name] = time.perf_counter() - start
-        stamps[fig.name] = stamp
+        stamps[fig.name] = {"stamp": stamp, "seconds": round(seconds[fig.name], 2)}
         stamps_file.write_text(json.dumps(stamps, indent=1, sort_keys=True) + "\n")
         log(f"docs figure {fig.name}: {seconds[fig.name]:.1f} s ({fig.command})")
     return seconds
