@@ -2,7 +2,10 @@
 (:mod:`privamp.pld.group`) against the post-hoc group bounds and dp_accounting.
 
     PYTHONPATH=src python benchmarks/bench_group.py [--repeat 1] \
-        [--out benchmarks/results/group.md] [--figure docs/images/group.png]
+        [--out benchmarks/results/group.md] [--figure group.png]
+
+The docs figure (docs/images/group.png) is made by the docs build: ``figure(path)`` computes
+only what it draws (docs/figures.py).
 
 Setting: the reference of issue 20 (Schuchardt et al. 2024): Gaussian mechanism, Poisson
 q = 0.01, T = 1000 steps, δ = 1e-5, σ ∈ {2, 5}, K ∈ {1, 2, 4, 8}. Columns:
@@ -118,29 +121,38 @@ def main(argv=None):
     ]
     Path(args.out).write_text("\n".join(lines))
     if args.figure:
-        import matplotlib
+        draw([(r[0], r[1], r[3], r[6]) for r in rows], args.figure)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(6.4, 4.0))
-        for sigma, style in zip(SIGMAS, ("-", "--"), strict=True):
-            sub = [r for r in rows if r[0] == sigma]
-            ks = [r[1] for r in sub]
-            ax.plot(ks, [r[3] for r in sub], "o" + style, color="C0",
-                    label=f"tight (privamp), σ = {sigma:g}")
-            ax.plot(ks, [r[6] for r in sub], "s" + style, color="C1",
-                    label=f"post-hoc (composed), σ = {sigma:g}")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(KS, [str(k) for k in KS])
-        ax.set_xlabel("group size K")
-        ax.set_ylabel(f"ε at δ = {DELTA:g}")
-        ax.set_title(f"Groups under Poisson q = {Q}, T = {T}")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.figure, dpi=120)
+def figure(path):
+    """Only the figure (no timing, no dp_accounting): what the docs build runs
+    (``docs/figures.py``)."""
+    draw([(sigma, k, tight(sigma, k).upper, post_hoc_composed(sigma, k))
+          for sigma in SIGMAS for k in KS], path)
 
+
+def draw(points, path):
+    """ε against K: ``points`` are ``(σ, K, tight upper end, post-hoc)``."""
+    from privamp.plots import pyplot, save_figure
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    for sigma, style in zip(SIGMAS, ("-", "--"), strict=True):
+        sub = [r for r in points if r[0] == sigma]
+        ks = [r[1] for r in sub]
+        ax.plot(ks, [r[2] for r in sub], "o" + style, color="C0",
+                label=f"tight (privamp), σ = {sigma:g}")
+        ax.plot(ks, [r[3] for r in sub], "s" + style, color="C1",
+                label=f"post-hoc (composed), σ = {sigma:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(KS, [str(k) for k in KS])
+    ax.set_xlabel("group size K")
+    ax.set_ylabel(f"ε at δ = {DELTA:g}")
+    ax.set_title(f"Groups of K: Gaussian Δ = 1, Poisson q = {Q}, T = {T} steps, add/remove",
+                 fontsize="medium")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    save_figure(fig, str(path), dpi=120)
 
 if __name__ == "__main__":
     main()

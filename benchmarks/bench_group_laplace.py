@@ -3,7 +3,10 @@ tight double-mixture pairs (:mod:`privamp.pld.group_laplace`) against the bound 
 uses (run the same script on a tree without them to get the "before" column).
 
     PYTHONPATH=src python benchmarks/bench_group_laplace.py [--repeat 1] [--coupling] \
-        [--out benchmarks/results/group_laplace.md] [--figure docs/images/group_laplace.png]
+        [--out benchmarks/results/group_laplace.md] [--figure group_laplace.png]
+
+The docs figure (docs/images/group_laplace.png) is made by the docs build: ``figure(path)``
+(docs/figures.py).
 
 Setting: Laplace mechanism with θ = Δ/b ∈ {0.5, 1} (b = 1/θ, Δ = 1), Poisson q = 0.01,
 T = 1000 steps, δ = 1e-5, K ∈ {1, 2, 4, 8}. Columns: privamp's certified ε bracket, the group
@@ -94,28 +97,36 @@ def main(argv=None):
     return rows
 
 
+def figure(path):
+    """Only the figure (no repeats, no table): what the docs build runs (docs/figures.py)."""
+    rows = []
+    for theta in THETAS:
+        for k in KS:
+            b, bound = query(theta, k)
+            rows.append((theta, k, b.lower, b.upper, bound, None, coupling(theta, k)))
+    _figure(rows, path)
+
+
 def _figure(rows, path):
-    import matplotlib
+    from privamp.plots import pyplot, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.8, 3.8), layout="constrained")
     for theta, colour in zip(THETAS, ("C0", "C1"), strict=True):
         sel = [r for r in rows if r[0] == theta]
         ks = [r[1] for r in sel]
-        ax.plot(ks, [r[3] for r in sel], "o-", color=colour, label=f"tight pair, θ = {theta}")
+        ax.plot(ks, [r[3] for r in sel], "o-", color=colour,
+                label=f"tight pair, θ = Δ/b = {theta}")
         if all(r[6] is not None for r in sel):
             ax.plot(ks, [r[6] for r in sel], "s--", color=colour, alpha=0.6,
                     label=f"coupling bound, θ = {theta}")
     ax.set_xlabel("group size K")
-    ax.set_ylabel("ε at δ = 1e-5 (upper end)")
+    ax.set_ylabel(f"ε at δ = {DELTA:g} (upper end)")
     ax.set_xticks(KS)
-    ax.set_title("Laplace, Poisson q = 0.01, T = 1000")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-
+    ax.set_title(f"Laplace Δ = 1, Poisson q = {Q}, T = {T} steps, add/remove",
+                 fontsize="medium")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    save_figure(fig, str(path), dpi=120)
 
 if __name__ == "__main__":
     main()

@@ -35,7 +35,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "tutorials_src/README.rst", "images/README.md",
-                    "**/GALLERY_HEADER.rst"]
+                    "**/GALLERY_HEADER.rst", "figures.py"]
 templates_path = ["_templates"]
 
 # ---- autodoc / autosummary / napoleon (NumPy-style docstrings) -------------------------------
@@ -117,8 +117,20 @@ def _process_docstring(app, what, name, obj, options, lines):
     lines[:] = [_escape_bars(line) for line in lines]
 
 
+def _make_figures(app):
+    """``docs/images/`` is a build output: the figures of the manifest ``docs/figures.py``,
+    made in-process (those up to date are skipped; see its docstring)."""
+    from sphinx.util import logging
+
+    sys.path.insert(0, str(HERE))
+    import figures
+
+    figures.build(HERE / "images", log=logging.getLogger("privamp.figures").info)
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _process_docstring)
+    app.connect("builder-inited", _make_figures)
 
 # the doctest builder runs the pages' {doctest} blocks only: the docstrings' examples are run by
 # pytest (--doctest-modules)

@@ -359,6 +359,30 @@ def describe_scheme(scheme) -> dict[str, Any]:
     return {"scheme": "none"} if scheme is None else scheme.describe()
 
 
+#: Readable names of the sampling schemes and symbols of their parameters (plot texts).
+_SCHEME_NAMES = {"poisson": "Poisson", "wor": "WOR", "wr": "WR", "must-ow": "MUST.OW",
+                 "must-wo": "MUST.WO", "must-ww": "MUST.WW",
+                 "random-allocation": "random allocation", "shuffle": "shuffling",
+                 "truncated-poisson": "truncated Poisson", "none": "no sampling"}
+_SCHEME_SYMBOLS = {"rate": "q", "max_batch": "max batch"}
+
+
+def scheme_text(scheme) -> str:
+    """A sampling scheme for a plot's text: ``"Poisson, q = 0.01"``, ``"WOR, n = 100,
+    m = 10"``, ``"no sampling"`` (not a parameter dump)."""
+    d = describe_scheme(scheme)
+    name = d.pop("scheme")
+    terms = [f"{_SCHEME_SYMBOLS.get(k, k)} = {num(v) if isinstance(v, float) else f'{v:,}'}"
+             for k, v in d.items() if not (name == "poisson" and k == "n")]
+    return ", ".join([_SCHEME_NAMES.get(name, name), *terms])
+
+
+def relation_text(relation) -> str:
+    """``"add/remove"`` or ``"substitution"`` (a plot's wording of a neighbouring relation)."""
+    value = getattr(relation, "value", relation)
+    return {"add-remove": "add/remove", "substitute": "substitution"}.get(value, str(value))
+
+
 def build_mechanism(args: argparse.Namespace,
                     relation: NeighbouringRelation | None = None) -> Mechanism:
     if relation is None:

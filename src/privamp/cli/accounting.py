@@ -50,6 +50,8 @@ from ._common import (
     emit_json,
     eps_grid,
     int_in,
+    relation_text,
+    scheme_text,
     short_description,
     stage_one_size,
     table,
@@ -583,7 +585,8 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
     progress.done()
     for c in curves:
         sens = f", Δ = {num(c['sensitivity'])}" if "sensitivity" in c else ""
-        c["label"] = f"{c['scheme']} ({c['relation']}{sens}), {c['accountant']}"
+        c["label"] = (f"{scheme_text(built[c['scheme']])} ({relation_text(c['relation'])}"
+                      f"{sens}), {c['accountant'].upper()}")
     mech_text = {"gaussian": f"Gaussian σ = {num(args.sigma or 0.0)}",
                  "laplace": f"Laplace b = {num(args.scale or 0.0)}"}.get(args.mechanism,
                                                                       args.mechanism)
@@ -606,13 +609,11 @@ def _cmd_plot_composition(args: argparse.Namespace) -> int:
         caption += (f" Shaded ({', '.join(banded)}): from the best known lower bound (Chua et "
                     "al. 2024) to the certified upper end; no amplification upper bound is "
                     "known for shuffled batches.")
-    for c in curves:   # the batch samplers' own parameters (t, B) are not the sizes n, m
-        if getattr(built[c["scheme"]], "pld_only", False):
-            c["label"] = c["label"].replace(c["scheme"], built[c["scheme"]].short_name, 1)
     fig = plot_composition(
         curves, delta=args.delta, caption=caption,
-        title=f"Composition: {mech_text}, n={args.n}, m={args.m}"
-              + (f", b={b}" if any(s.startswith("must") for s in args.schemes) else ""))
+        title=f"Composition: {mech_text}, n = {args.n:,}, m = {args.m:,}"
+              + (f", b = {b:,}" if any(s.startswith("must") for s in args.schemes) else "")
+              + f"; ε at δ = {args.delta:g}")
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "delta": args.delta, "clip_norm": clip,
@@ -652,12 +653,12 @@ def _cmd_plot_delta(args: argparse.Namespace) -> int:
                     "delta_lower": lower if has_lower else None})
     progress.done()
     samp = describe_scheme(scheme)
-    sdesc = ", ".join(f"{k}={v}" for k, v in samp.items() if k != "scheme")
-    title = f"δ(ε) after composition: {short_description(mech)}" + \
-        (f", {samp['scheme']}({sdesc})" if scheme is not None else "")
+    steps_text = ", ".join(f"{t:,}" for t in steps)
+    title = (f"δ(ε) after {steps_text} steps: {short_description(mech)},\n"
+             f"{scheme_text(scheme)}, {relation_text(outer)}")
     fig = plot_panels([Panel(title, "ε", "δ(ε)", curves, yscale="log", legend="lower left")],
                       panel_size=(8.0, 5.2),
-                      footnote=f"{args.accountant} accountant, {outer.value} relation; "
+                      footnote=f"{args.accountant} accountant, {relation_text(outer)} relation; "
                                + ("shaded: the certified [lower, upper] bracket on the exact "
                                   "δ(ε) of the composition." if args.accountant != "rdp"
                                   else "RDP: an upper bound only."))

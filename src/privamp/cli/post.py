@@ -289,7 +289,8 @@ def _cmd_plot_ou_mse(args: argparse.Namespace) -> int:
     for e in epsilons:  # reports a bad ϵ as --rdp-epsilon before computing anything
         _theorem8(e, sens, radius, dim)
     over_t, at_one = theorem8_curves(epsilons, sens, radius, dim, t_max)
-    title = f"Theorem 8: OU vs Gaussian MSE (d={dim}, sensitivity={sens:g}, R={radius:g})"
+    title = (f"Theorem 8: OU vs Gaussian MSE (d = {dim}, L2 sensitivity Δ = {sens:g} between "
+             f"neighbouring datasets, R = {radius:g}; RDP slopes ϵ as in the legend)")
     fig = plot_ou_mse([c[:4] for c in over_t], at_one, title=title)
     save_figure(fig, args.out)
     if args.json:

@@ -36,6 +36,8 @@ from ._common import (
     eps_grid,
     group_of,
     profile_for,
+    relation_text,
+    scheme_text,
     short_description,
     stage_one_size,
     table,
@@ -137,16 +139,19 @@ def _cmd_plot_profile(args: argparse.Namespace) -> int:
     if not (math.isfinite(eps_max) and eps_max > 0):
         raise InvalidParameterError("eps_max", "a real number in (0, inf)", eps_max)
     eps = np.linspace(0.0, eps_max, 400)
-    label = ", ".join(f"{k}={num(v) if isinstance(v, float) else v}"
-                      for k, v in describe_mechanism(mech).items() if k != "relation")
-    curves = [(label, getattr(profile, "base", profile))]
-    title = "Privacy profile"
+    relation = relation_text(profile.relation)
+    base = getattr(profile, "base", profile)
+    curves = [(f"{short_description(mech)}, {relation_text(base.relation)}"
+               + ("" if hasattr(profile, "points") else "" if args.group_size == 1
+                  else f", groups of {args.group_size}"), base)]
+    title = f"Privacy profile δ(ε): {short_description(mech)} ({relation})"
     if hasattr(profile, "points"):
-        scheme = describe_scheme(build_scheme(args))
-        params = ", ".join(f"{k}={v}" for k, v in scheme.items() if k != "scheme")
-        curves.append((f"after {scheme['scheme']}({params}), η={profile.eta:.4g}",
+        sampled = scheme_text(build_scheme(args))
+        group = f", groups of {args.group_size}" if args.group_size != 1 else ""
+        curves.append((f"after {sampled}{group} ({relation}), η = {profile.eta:.4g}",
                        group_of(profile, args)))
-        title = f"Base vs amplified profile ({profile.relation.value})"
+        title = (f"Base vs amplified privacy profile: {short_description(mech)},\n"
+                 f"{sampled}, {relation}")
     fig = plot_profiles(curves, eps, title=title)
     save_figure(fig, args.out)
     if args.json:

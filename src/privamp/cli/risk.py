@@ -34,6 +34,8 @@ from ._common import (
     describe_scheme,
     emit_json,
     int_in,
+    relation_text,
+    scheme_text,
     short_description,
     stage_one_size,
     table,
@@ -192,7 +194,8 @@ def _cmd_plot_tradeoff(args: argparse.Namespace) -> int:
         except UnsupportedCombinationError:
             raise
         sens = f", Δ = {num(mech.sensitivity)}" if hasattr(mech, "sensitivity") else ""
-        label = (f"{name} ({outer.value}{sens})\nμ ≤ {num_up(curve.mu.upper)}, "
+        label = (f"{scheme_text(scheme)} ({relation_text(outer)}{sens})\n"
+                 f"μ ≤ {num_up(curve.mu.upper)}, "
                  f"adv ≤ {num_up(curve.advantage.upper)}")
         low = curve.tpr_lower
         left.append(Curve(label, fpr, 1.0 - curve.tpr, lower=1.0 - curve.tpr,
@@ -208,9 +211,10 @@ def _cmd_plot_tradeoff(args: argparse.Namespace) -> int:
                  color="0.5", linewidth=1.2)
     diag_roc = Curve("random guessing (perfect privacy)", fpr, fpr, style=":", color="0.5",
                      linewidth=1.2)
-    noise = {"gaussian": f"σ = {num(args.sigma or 0.0)}",
-             "laplace": f"b = {num(args.scale or 0.0)}"}.get(args.mechanism, args.mechanism)
-    params = (f"{args.mechanism} {noise}, clip C = {num(args.sensitivity or 1.0)}, "
+    noise = {"gaussian": f"Gaussian σ = {num(args.sigma or 0.0)}",
+             "laplace": f"Laplace b = {num(args.scale or 0.0)}"}.get(args.mechanism,
+                                                                 args.mechanism)
+    params = (f"{noise}, clip C = {num(args.sensitivity or 1.0)}, "
               f"n = {args.n:,}, m = {args.m:,}, {args.steps:,} steps")
     # every curve lies below the diagonal on the left (upper right is empty) and above it on
     # the right (lower right is empty): the legends go there, never over data

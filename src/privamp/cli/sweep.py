@@ -214,7 +214,7 @@ def _cmd_plot_sweep(args: argparse.Namespace) -> int:
                        "with --where")
     flag = {"auto": None, "yes": True, "no": False}
     fig = plot_sweep(rows, x=args.x, y=args.y, hue=args.hue, logx=flag[args.logx],
-                     logy=flag[args.logy], title=args.title)
+                     logy=flag[args.logy], title=args.title, filters=where)
     save_figure(fig, args.out)
     if args.json:
         emit_json({"out": args.out, "rows": len(rows), "failed_rows": failed,

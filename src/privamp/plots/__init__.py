@@ -5,6 +5,11 @@ the objects it is given on a grid. Every figure is drawn in one style by the mac
 ``_figure`` (:class:`Panel` axes of labelled :class:`Curve` objects); the modules ``post``,
 ``rdp``, ``reproduce`` and ``sweep`` hold the layouts of their feature areas and take the curves
 or tables already computed.
+
+Legends never cover data: :func:`save_figure` applies :func:`place_legends` to every figure
+(a legend whose box meets a curve, a band, a scatter or a reference line is moved to the right
+of its axes, and the figure widened); call :func:`place_legends` yourself before saving a
+figure of this package by other means.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from ._figure import (
 )
 from ._figure import (
     Curve,
+    LegendOverlapError,
     Panel,
     draw_panel,
+    legend_covers_data,
+    place_legends,
     plot_panels,
     pyplot,
     save_figure,
@@ -31,9 +39,12 @@ from ._figure import (
 
 __all__ = [
     "Curve",
+    "LegendOverlapError",
     "Panel",
     "aligned_panel",
     "draw_panel",
+    "legend_covers_data",
+    "place_legends",
     "plot_composition",
     "plot_panels",
     "plot_profiles",
@@ -90,7 +101,10 @@ def plot_composition(curves: Sequence[dict[str, Any]], *, delta: float, title: s
     sensitivity) is written under the axes; ``yscale`` is ``"linear"``, ``"log"`` or ``"auto"``
     (log when the certified ε span a factor 20 or more). Returns the figure."""
     plt = pyplot()
-    width = 9.5  # the legend goes right of the axes: the curves span the whole height
+    # the legend goes right of the axes (the curves span the whole height): the figure is as
+    # wide as 6.2 inches of axes plus the longest label
+    longest = max((len(str(c["label"])) for c in curves), default=0)
+    width = max(9.5, 6.2 + 0.062 * longest)
     if caption:
         caption = wrap_note(caption, width)
     lines = caption.count("\n") + 1 if caption else 0

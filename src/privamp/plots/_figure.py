@@ -29,8 +29,12 @@ def pyplot():
 
 
 def save_figure(fig, path: str, *, dpi: int = 150) -> None:
-    """Write a figure to ``path`` (format from the extension) and close it."""
+    """Write a figure to ``path`` (format from the extension) and close it.
+
+    The legend policy is applied first (:func:`place_legends`): a legend that covers data is
+    moved to the right of its axes."""
     plt = pyplot()
+    place_legends(fig)
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
 
@@ -255,3 +259,142 @@ def plot_panels(panels: Sequence[Panel], *, ncols: int | None = None,
     for ax, panel in zip(axes.flat, panels, strict=False):
         draw_panel(ax, panel)
     return finish_grid(fig, axes, n, suptitle, footnote)
+
+
+# ---------------------------------------------------------------------------------------------
+# the legend policy: a legend never covers data
+# ---------------------------------------------------------------------------------------------
+
+
+class LegendOverlapError(AssertionError):
+    """A legend still covers data after it was moved out of its axes (an internal error)."""
+
+
+def _renderer(fig):
+    """Lay the figure out (constrained layout included) and return its renderer."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a closed figure: draw it with Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _line_hits(line, box) -> bool:
+    """Does the drawn line (its segments, or its markers) meet the display box ``box``?"""
+    from matplotlib.path import Path as MplPath
+
+    xy = line.get_transform().transform(np.asarray(line.get_xydata(), dtype=float))
+    if xy.size == 0:
+        return False
+    marker = line.get_marker()
+    if marker not in (None, "None", "none", "", " ") and line.get_markersize() > 0:
+        pad = line.get_markersize() * line.figure.dpi / 72.0 / 2.0
+        near = box.expanded(1.0, 1.0)
+        x0, y0, x1, y1 = near.x0 - pad, near.y0 - pad, near.x1 + pad, near.y1 + pad
+        ok = np.isfinite(xy).all(axis=1)
+        pts = xy[ok]
+        if np.any((pts[:, 0] >= x0) & (pts[:, 0] <= x1) & (pts[:, 1] >= y0)
+                  & (pts[:, 1] <= y1)):
+            return True
+    if line.get_linestyle() in ("None", "none", "", " "):
+        return False
+    # the polyline, broken at non-finite points (matplotlib draws no segment across them)
+    finite = np.isfinite(xy).all(axis=1)
+    start = 0
+    for stop in [*np.flatnonzero(~finite), len(xy)]:
+        run = xy[start:stop]
+        start = stop + 1
+        if len(run) == 1:
+            if box.contains(*run[0]):
+                return True
+        elif len(run) > 1 and MplPath(run).intersects_bbox(box, filled=False):
+            return True
+    return False
+
+
+def _collection_hits(coll, box) -> bool:
+    """Does a filled collection (``fill_between`` bands) or a scatter meet ``box``?"""
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+
+    if isinstance(coll, PathCollection):  # scatter: its markers' centres, padded
+        offsets = np.asarray(coll.get_offsets(), dtype=float)
+        if offsets.size == 0:
+            return False
+        xy = coll.get_offset_transform().transform(offsets)
+        sizes = coll.get_sizes()
+        pad = (np.sqrt(sizes.max()) if sizes.size else 6.0) * coll.figure.dpi / 72.0 / 2.0
+        return bool(np.any((xy[:, 0] >= box.x0 - pad) & (xy[:, 0] <= box.x1 + pad)
+                           & (xy[:, 1] >= box.y0 - pad) & (xy[:, 1] <= box.y1 + pad)))
+    if isinstance(coll, PolyCollection | LineCollection):
+        filled = not isinstance(coll, LineCollection)
+        transform = coll.get_transform()
+        for path in coll.get_paths():
+            shown = transform.transform_path(path).cleaned(remove_nans=True)
+            if len(shown.vertices) and shown.intersects_bbox(box, filled=filled):
+                return True
+    return False  # other collections (contours, images) carry no legend here
+
+
+def legend_covers_data(ax, renderer=None) -> bool:
+    """Whether the legend of ``ax`` meets a data artist of ``ax``: a line (reference lines
+    included: ``axhline``/``axvline``), a filled band (``fill_between``) or a scatter.
+    Background shading (``axvspan`` patches) and texts do not count. Lays the figure out first
+    unless a ``renderer`` of the finished layout is given."""
+    legend = ax.get_legend()
+    if legend is None or not legend.get_visible():
+        return False
+    if renderer is None:
+        renderer = _renderer(ax.figure)
+    box = legend.get_window_extent(renderer)
+    for line in ax.get_lines():
+        if line.get_visible() and _line_hits(line, box):
+            return True
+    return any(coll.get_visible() and _collection_hits(coll, box) for coll in ax.collections)
+
+
+def _move_outside(ax, renderer) -> float:
+    """Move the legend of ``ax`` to the right of the axes; returns its width in inches."""
+    legend = ax.get_legend()
+    legend.set_loc("upper left")
+    legend.set_bbox_to_anchor((1.01, 1.0), transform=ax.transAxes)
+    return legend.get_window_extent(renderer).width / ax.figure.dpi
+
+
+def place_legends(fig, *, strict: bool | None = None) -> list:
+    """Apply the legend policy to ``fig``: a legend never covers data.
+
+    After the layout is final, each axes legend whose box meets a data artist of its axes
+    (:func:`legend_covers_data`) is moved to the right of the axes (``loc="upper left"``,
+    ``bbox_to_anchor=(1.01, 1)``) and the figure is widened by the legend's width, so that the
+    axes keep their size; legends at free places stay where they were asked for. Returns the
+    axes whose legend was moved. :func:`save_figure` applies it to every figure of privamp;
+    call it before saving a figure yourself.
+
+    A legend still covering data after the move is an internal error: ``strict`` (default:
+    under pytest) raises :class:`LegendOverlapError`, otherwise a warning is issued.
+    """
+    axes = [ax for ax in fig.axes if ax.get_legend() is not None]
+    if not axes:
+        return []
+    renderer = _renderer(fig)
+    moved = [ax for ax in axes if legend_covers_data(ax, renderer)]
+    if not moved:
+        return []
+    widen = sum(_move_outside(ax, renderer) for ax in moved)
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width + widen + 0.15 * len(moved), height, forward=False)
+    if fig.get_layout_engine() is None:
+        fig.set_layout_engine("constrained")
+    renderer = _renderer(fig)
+    still = [ax for ax in moved if legend_covers_data(ax, renderer)]
+    if still:
+        import os
+        import warnings
+
+        message = ("legend still covers data after it was moved outside the axes: "
+                   + ", ".join(repr(ax.get_title()) for ax in still))
+        if strict if strict is not None else "PYTEST_CURRENT_TEST" in os.environ:
+            raise LegendOverlapError(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+    return moved

@@ -97,7 +97,7 @@ def rdp_panels(sampling_rate: float = GAMMA, sigma: float = 5.0, scale: float = 
                   yscale="log", legend="upper left"),
             Panel(f"Subsampled Laplace, b = {scale:g}", "Rényi order", "RDP ε(order)",
                   [_as_curve(lab, c) for lab, c in curves["laplace"]], xscale="log",
-                  yscale="log", legend="upper left")]
+                  yscale="log", legend="lower right")]  # under the curves' plateau: free
 
 
 @register("wang-fig-rdp", paper=PAPER, kind="figure", label="RDP figure (W-10)",
@@ -212,6 +212,7 @@ def figure_composition(ctx: Context) -> Result:
         ctx, panels, ncols=2, panel_size=(6.2, 4.6),
         suptitle="Wang's slides (W-13): overall (ε, δ) over k compositions",
         footnote=f"Sampling without replacement γ = m/n = {GAMMA:g} (n = 10^6, m = 1000), "
+                 "substitution relation, sensitivity 1, "
                  f"δ = {DELTA:g}, k = 1 … 60,000 (chosen: the slides give none of them, "
                  "erratum W-E18; two panels are labelled (a) in the slides). RDP: the WBK bound "
                  "composed and converted optimally (Canonne–Kamath–Steinke). (ε, δ): best of "

@@ -191,7 +191,8 @@ def figure4(ctx: Context) -> Result:
         ctx, panels, ncols=2, panel_size=(6.0, 4.4),
         suptitle="MUST Figure 4: aligned privacy profiles (ε'/ε, δ'(ε') − δ(ε)), "
                  "base ε = 0.01 … 6",
-        footnote="n = 1000, m = 400, b = 500 (as in the paper); white-box group profiles; "
+        footnote="n = 1000, m = 400, b = 500 (as in the paper); substitution relation (Δ: "
+                 "the sensitivity under substitution); white-box group profiles; "
                  "MUST.WO is identical to WR (Corollary 6) and not drawn; axis limits as in "
                  "the authors' code.\nδ' = δ counts as strong (WOR with Laplace is 'strong' "
                  "where both are 0; Definition 5's typos corrected from Figure 3, erratum "
