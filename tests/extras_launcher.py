@@ -8,7 +8,10 @@ SPEC: ``{"hide": [top-level names], "argv": [...]}`` (the command line) or ``{"h
 "code": "..."}`` (Python run with ``exec``), and ``"report": path`` where a JSON summary is
 written at exit: the top-level names the run asked the import system for (imports and
 ``importlib.util.find_spec`` probes alike), the number of records on the ``privamp.progress``
-logger, and the seconds from the start of the command to its end.
+logger, when the command's handler (the ``func`` of its parser) was entered (None: the command
+ended while parsing), and the seconds from the start of the command to its end. Only this
+process hides the packages: the worker processes a sweep spawns do not (they import this file
+without running it), which is why a sweep must refuse in this process, before it starts any.
 
 A hidden package is absent for real, not stubbed: every finder of ``sys.meta_path`` is wrapped so
 that it does not find the package or its submodules, so ``import`` raises ModuleNotFoundError
