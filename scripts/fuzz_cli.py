@@ -137,6 +137,7 @@ class Option:
     kind: str  # "float", "int", "str", "choice", "flag"
     nargs: object
     position: int = 0  # for positional arguments: its index in the base command lines
+    required: bool = False
 
 
 def commands() -> dict[str, list[Option]]:
@@ -165,7 +166,8 @@ def commands() -> dict[str, list[Option]]:
                 kind = "int"
             else:
                 kind = "str"
-            options.append(Option(tuple(a.option_strings), kind, a.nargs, position))
+            options.append(Option(tuple(a.option_strings), kind, a.nargs, position,
+                                  bool(a.required)))
             position += not a.option_strings
         out[prefix] = options
 
@@ -218,6 +220,65 @@ def cases(quick: bool = False, only: list[str] | None = None) -> Iterator[tuple[
                         yield command, [*head, *_replace(base, option, values)]
                     if option.nargs in ("+", "*") and not quick:
                         yield command, [*head, *_replace(base, option, ["2", value])]
+
+
+def _value_of(base: list[str], option: Option) -> str | None:
+    if not option.flags:
+        return base[option.position]
+    for i, a in enumerate(base[:-1]):
+        if a in option.flags:
+            return base[i + 1]
+    return None
+
+
+def _without(base: list[str], option: Option) -> list[str]:
+    """``base`` without ``option`` (and its values)."""
+    if not option.flags:
+        return base[:option.position] + base[option.position + 1:]
+    i = next(i for i, a in enumerate(base) if a in option.flags)
+    j = i + 1
+    while j < len(base) and not (base[j].startswith("--") and base[j][2:3].isalpha()):
+        j += 1
+    return base[:i] + base[j:]
+
+
+#: Values besides :data:`QUICK` that every number option gets in :func:`bad_cases`.
+BOUNDARY = {"float": ["inf", "0", "-1"], "int": ["-5", "1e3"]}
+
+
+def bad_cases(only: list[str] | None = None, numbers: dict[str, list[str]] | None = None
+              ) -> Iterator[tuple[str, list[str], bool]]:
+    """``(command, argv, must_fail)``: the structural mistakes every command must refuse in one
+    line (``must_fail``: an unknown option, each required option left out, a missing input file
+    or a folder in its place, an output in a folder that cannot be written, that does not exist,
+    or that is a folder), and the boundary numbers of :data:`BOUNDARY` given to every number
+    option (refused or answered by the contract; ``numbers``: other values per kind)."""
+    numbers = BOUNDARY if numbers is None else numbers
+    for command, options in commands().items():
+        if only and command not in only:
+            continue
+        head, base = command.split(), BASES[command][0]
+        yield command, [*head, *base, "--no-such-option", "1"], True
+        yield command, [*head, *base, "stray-argument"], True
+        for option in options:
+            value = _value_of(base, option)
+            if option.required and value is not None:
+                yield command, [*head, *_without(base, option)], True
+            if option.kind in numbers:
+                for bad in numbers[option.kind]:
+                    for values in _values(option, bad):
+                        yield command, [*head, *_replace(base, option, values)], False
+            if option.kind != "str" or value is None or "/" not in value:
+                continue
+            suffix = Path(value).suffix
+            if "--out" in option.flags:
+                bads = [f"/proc/x{suffix}", f"/nonexistent/folder/x{suffix}", "{tmp}"]
+                if not suffix:  # a folder to create: not inside a file
+                    bads = ["/proc/x", "{tmp}/kernel.csv/x", "{tmp}/kernel.csv"]
+            else:
+                bads = [f"{{tmp}}/missing{suffix}", "{tmp}", "/proc/self/x"]
+            for bad in bads:
+                yield command, [*head, *_replace(base, option, [bad])], True
 
 
 # ---------------------------------------------------------------------------------------------

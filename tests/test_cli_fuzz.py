@@ -56,3 +56,25 @@ def test_the_checker_sees_contract_breaks():
     assert check(["x", "--json"], 0, '{"a": 1}\n', "warning\n") != "ok"
     assert check(["x", "--json"], 0, '{"a": 1}\n{"b": 2}\n', "") != "ok"
     assert check(["x"], 1, "", "") != "ok"
+
+
+@pytest.mark.parametrize("command", sorted(fuzz_cli.BASES))
+def test_structural_mistakes_are_one_line(command, files):
+    """Every command (not only the cheap ones above): an unknown option, a stray argument,
+    each required option left out, a missing or unreadable input file, an output that cannot
+    be written, and boundary numbers (inf, 0, -1, ...) in every number option: exit 2 with one
+    line ``privamp: error: ...`` (or, for numbers, a valid answer), never a traceback. The
+    commands not fuzzed above also get the quick garbage values in their number options."""
+    numbers = fuzz_cli.BOUNDARY
+    if command not in COMMANDS:  # not fuzzed above: the quick values too
+        numbers = {kind: [*fuzz_cli.QUICK[kind], *values] for kind, values in numbers.items()}
+    failures = []
+    for _, argv, must_fail in fuzz_cli.bad_cases(only=[command], numbers=numbers):
+        # a run over 3 s is not a contract failure (--repeats 10^30 is a long experiment)
+        verdict, status, out, err = fuzz_cli.run([*argv, "--json"], limit=3.0)
+        if verdict == "slow":
+            continue
+        if verdict != "ok" or (must_fail and status != 2):
+            failures.append(f"privamp {' '.join(argv)} --json: {verdict}, exit {status}: "
+                            f"{(out + err)[-300:]}")
+    assert not failures, "\n".join(failures)

@@ -506,7 +506,10 @@ def _guess_noise(mu: float, steps: int, eta: float | None) -> float:
     subsampling, ``eta`` None)."""
     if eta is None:
         return math.sqrt(steps) / mu
-    return 1.0 / math.sqrt(math.log1p((mu / eta) ** 2 / steps))
+    ratio = mu / eta
+    if ratio > 1e100:  # log1p(ratio²/T) = log(ratio²/T) to double precision; ratio² overflows
+        return 1.0 / math.sqrt(2.0 * math.log(ratio) - math.log(steps))
+    return 1.0 / math.sqrt(math.log1p(ratio**2 / steps))
 
 
 def calibrate_sigma(target_epsilon: float, delta: float, *, steps: int,

@@ -131,10 +131,26 @@ def writable_file(text: str, what: str = "a file") -> Path:
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"must be {what} in an existing folder; got {text!r} "
                                          f"({str(folder)!r} does not exist)")
-    if not os.access(folder, os.W_OK | os.X_OK):
+    if not can_create_in(folder) or (path.exists() and not os.access(path, os.W_OK)):
         raise argparse.ArgumentTypeError(f"must be {what} in a folder we can write to; got "
                                          f"{text!r}")
     return path
+
+
+def can_create_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder``, tried (and removed at once): permissions
+    say yes to root for /proc, /sys and read-only mounts, where writing fails after the work."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".privamp-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(name)
+    return True
 
 
 def image_path(text: str) -> str:

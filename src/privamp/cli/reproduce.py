@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from . import SUMMARIES
-from ._common import add_json, emit_json, table
+from ._common import add_json, can_create_in, emit_json, table
 
 __all__ = ["add_reproduce"]
 
@@ -57,8 +57,12 @@ def _folder(text: str) -> str:
     """``--out``: a folder to write into (new or existing), not a file and not ``""``."""
     if not text.strip():
         raise argparse.ArgumentTypeError("must be a folder name; got ''")
-    if Path(text).exists() and not Path(text).is_dir():
+    path = Path(text)
+    if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"must be a folder, not a file; got {text!r}")
+    existing = next(p for p in (path.absolute(), *path.absolute().parents) if p.exists())
+    if not existing.is_dir() or not can_create_in(existing):
+        raise argparse.ArgumentTypeError(f"must be a folder we can write into; got {text!r}")
     return text
 
 

@@ -21,7 +21,7 @@ import math
 import sys
 
 from ..display import num
-from ..errors import InvalidParameterError
+from ..errors import InvalidParameterError, MissingDependencyError
 from . import SUMMARIES
 from ._common import (
     CliError,
@@ -74,7 +74,8 @@ def add_sweep(sub) -> None:
 def add_plot_sweep(plot_sub) -> None:
     """Add ``privamp plot sweep``."""
     ps = plot_sub.add_parser("sweep", help="plot a column of a sweep table against another")
-    ps.add_argument("results", metavar="RESULTS", help="table written by privamp sweep")
+    ps.add_argument("results", metavar="RESULTS", type=_results_table,
+                    help="table written by privamp sweep")
     ps.add_argument("--x", required=True, help="column on the x axis (e.g. steps)")
     ps.add_argument("--y", required=True, help="column on the y axis (e.g. epsilon, sigma)")
     ps.add_argument("--hue", nargs="+", default=[],
@@ -95,6 +96,16 @@ def add_plot_sweep(plot_sub) -> None:
 def _table_path(text: str) -> str:
     """``--out`` of ``privamp sweep``: a file (not a folder) in an existing folder."""
     writable_file(text, "a table file")
+    return text
+
+
+def _results_table(text: str) -> str:
+    """``RESULTS`` of ``privamp plot sweep``: reading it needs pyarrow (the ``dask`` extra),
+    said while parsing, with matplotlib's check of ``--out``."""
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise MissingDependencyError("pyarrow", "dask")
     return text
 
 

@@ -98,8 +98,10 @@ try:
     from opacus.accountants import IAccountant
     from opacus.accountants.registry import _ACCOUNTANTS, register_accountant
     from opacus.data_loader import DPDataLoader
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise MissingDependencyError("opacus", "opacus") from exc
+except ImportError as exc:  # tests/test_missing_extras.py runs without each package
+    # the package that is missing: torch (imported first) or opacus
+    missing = "torch" if (exc.name or "").partition(".")[0] == "torch" else "opacus"
+    raise MissingDependencyError(missing, "opacus") from exc
 
 from .._state import decode_scheme, encode_scheme
 from .._validation import check_int, check_real

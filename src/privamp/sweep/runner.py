@@ -145,12 +145,23 @@ def check_scheduler_address(address: str, timeout: float) -> str:
     return address
 
 
+#: The top-level packages the ``dask`` extra brings that a sweep imports.
+DASK_EXTRA = ("dask", "distributed", "pyarrow")
+
+
 def _require_dask() -> None:
-    """:class:`MissingDependencyError` without the ``dask`` extra."""
+    """:class:`MissingDependencyError` without the ``dask`` extra (Dask, its distributed
+    scheduler, and pyarrow for the tables), naming the package that is missing."""
+    import importlib.util
+
+    for name in DASK_EXTRA:
+        if importlib.util.find_spec(name) is None:
+            raise MissingDependencyError(name, "dask")
     try:
         import dask.distributed  # noqa: F401
-    except ImportError as exc:
-        raise MissingDependencyError("dask", "dask") from exc
+        import pyarrow.parquet  # noqa: F401
+    except ImportError as exc:  # installed but not importable: a broken install
+        raise MissingDependencyError((exc.name or "dask").partition(".")[0], "dask") from exc
 
 
 def _connect(scheduler: str | None, workers: int | None, timeout: float):
@@ -250,6 +261,7 @@ def run_sweep(configs: Iterable[Configuration], out: str | os.PathLike, *,
     key_set = set(keys)
     fp = fingerprint(configs, reuse, __version__)
     partial = _partial_dir(out)
+    _require_dask()  # before anything is read or written: no OUT.partial/ without the extra
     if out.exists() and not overwrite:
         try:
             existing = read_table(out, fmt)
@@ -267,7 +279,6 @@ def run_sweep(configs: Iterable[Configuration], out: str | os.PathLike, *,
                             time.perf_counter() - start, 0, "none", reuse)
     manifest = {"fingerprint": fp, "rows": len(configs), "reuse": reuse,
                 "privamp": __version__}
-    _require_dask()  # before anything is written: no OUT.partial/ without the extra
     if partial.exists():
         try:
             old = json.loads((partial / "manifest.json").read_text())

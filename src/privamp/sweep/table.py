@@ -26,12 +26,15 @@ __all__ = ["FORMATS", "read_table", "schema", "to_table", "write_table"]
 FORMATS = ("parquet", "csv")
 
 
-def _pa():
+def _pa(module: str = "pyarrow"):
+    """``pyarrow`` (or its submodule ``module``: ``pyarrow.parquet``, ``pyarrow.csv``), or
+    :class:`MissingDependencyError` naming the ``dask`` extra."""
+    import importlib
+
     try:
-        import pyarrow as pa
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        return importlib.import_module(module)
+    except ImportError as exc:  # tests/test_missing_extras.py runs without pyarrow
         raise MissingDependencyError("pyarrow", "dask") from exc
-    return pa
 
 
 def _type_of(name: str):
@@ -78,13 +81,9 @@ def write_table(table, path: str | os.PathLike, fmt: str | None = None) -> None:
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
         if fmt == "csv":
-            from pyarrow import csv
-
-            csv.write_csv(table, tmp)
+            _pa("pyarrow.csv").write_csv(table, tmp)
         else:
-            import pyarrow.parquet as pq
-
-            pq.write_table(table, tmp)
+            _pa("pyarrow.parquet").write_table(table, tmp)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -97,17 +96,14 @@ def read_table(path: str | os.PathLike, fmt: str | None = None):
     path = Path(path)
     if not path.is_file():
         raise InvalidParameterError("results", "an existing result table", path)
+    csv, pq = (_pa("pyarrow.csv"), None) if fmt == "csv" else (None, _pa("pyarrow.parquet"))
     try:
         if fmt == "csv":
-            from pyarrow import csv
-
             sch = schema()
             opts = csv.ConvertOptions(column_types={f.name: f.type for f in sch},
                                       strings_can_be_null=True)
             table = csv.read_csv(path, convert_options=opts)
         else:
-            import pyarrow.parquet as pq
-
             table = pq.read_table(path)
         columns = table.column_names  # decodes the names: UnicodeDecodeError if not UTF-8
     except (OSError, ValueError) as exc:
