@@ -105,4 +105,4 @@ oldest-deps: pyproject.toml
 
 clean:
 	rm -rf $(VENV) $(WHEEL_VENV) $(OLDEST_VENV) dist $(DEMO_OUT) .pytest_cache .ruff_cache .hypothesis \
-		docs/_build docs/api/generated docs/tutorials docs/sg_execution_times.rst
+		docs/_build docs/api/generated docs/tutorials docs/sg_execution_times.rst docs/images

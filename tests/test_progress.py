@@ -65,8 +65,8 @@ def test_cli_progress_is_silent_off_a_terminal(monkeypatch):
 
 
 def _bootstrap_run():
-    from privamp.applications import DpBootstrap
     from privamp import WOR
+    from privamp.applications import DpBootstrap
 
     boot = DpBootstrap(WOR(100, 10), replicates=20, bounds=(-1, 1), delta=1e-3,
                        noise_multiplier=1.0)
