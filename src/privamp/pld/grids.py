@@ -340,10 +340,15 @@ def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, u
     Returns ``(value, spacing)``: the largest certified value found (every one is a valid lower
     end) and the spacing that gave it."""
     best = None
+    last_used = None
     for attempt in range(_MAX_REFINE + 1):
         value, size, used = side(h)
-        if best is not None and used > best[1] / 1.2:
+        # the memory bound sent the refinement back to about a grid already composed (the
+        # previous attempt's, not only the best one's: a lower side stuck at 0 keeps its first
+        # grid as the best)
+        if last_used is not None and used > last_used / 1.2:
             break
+        last_used = used
         sizes[key] = size
         previous = None if best is None else upper - best[0]
         if best is None or value > best[0]:
@@ -352,6 +357,10 @@ def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, u
         collapsed = best[0] <= 0.5 * upper
         if (width <= target or attempt == _MAX_REFINE or fixed
                 or (previous is not None and width > 0.99 * previous and not collapsed)):
+            break
+        # this attempt already got only the finest grid the memory bound allows (coarser than
+        # asked): a finer request gets that same grid again, so composing it again gains nothing
+        if used > h * 1.2:
             break
         # a lower side that collapsed (at most half the upper end: its grid cannot resolve the
         # bulk of the loss, e.g. losses of order q ≪ h at tiny sampling rates) says nothing of
