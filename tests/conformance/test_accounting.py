@@ -39,12 +39,35 @@ def _large(case) -> bool:
     return bool(s is not None and getattr(s, "n", 0) and s.n >= 1000 and s.kind != "poisson")
 
 
-def _grid(queries: str):
+def _kind(case) -> str:
+    return "none" if case.scheme is None else case.scheme.kind
+
+
+def _coverage_keys(case, backend, steps, delta, eps, queries: str) -> set:
+    """What a query contributes to the coverage the grid must keep: the query path (backend
+    and kind of query) meeting every mechanism example × scheme kind × relation, every scheme
+    example × relation (each boundary of every scheme: rate 1, m = 1, m = n, b = n, …), and
+    every value of the query's own parameter (δ for ε queries, ε for δ queries) and every step
+    count meeting every mechanism, every scheme kind and each other."""
+    value = delta if queries == "epsilon" else eps
+    path = (queries, backend)
+    mech = (case.mechanism, case.index)
+    return {
+        (*path, "mechanism×kind×relation", mech, _kind(case), case.relation),
+        (*path, "scheme×relation", repr(case.scheme), case.relation),
+        (*path, "mechanism×value", mech, value),
+        (*path, "kind×value", _kind(case), value),
+        (*path, "mechanism×steps", mech, steps),
+        (*path, "kind×steps", _kind(case), steps),
+        (*path, "steps×value", steps, value),
+    }
+
+
+def _rotation(queries: str):
     """Every case with the ``pld`` backend, and with one of the other backends in turn (the
-    rdp and fourier backends alternate over the cases, ε queries only: each still meets every
-    mechanism and every scheme kind). The other backends skip the n ≥ 1000 examples of WR and
-    MUST (up to two minutes a query; the same schemes at n = 10 and 100 are covered), which
-    keeps ``make test`` well under 30 minutes on two cores."""
+    rdp and fourier backends alternate over the cases, ε queries only). The other backends skip
+    the n ≥ 1000 examples of WR and MUST (up to two minutes a query; the same schemes at n = 10
+    and 100 are covered). Step counts, δ and ε are taken in rotation."""
     out = []
     others = [b for b in BACKENDS if b != "pld"]
     for i, case in enumerate(CASES):
@@ -54,10 +77,48 @@ def _grid(queries: str):
             steps = STEPS[(i + j) % len(STEPS)]
             delta = DELTAS[(i + 2 * j) % len(DELTAS)]
             eps = EPSILONS[(i + j) % len(EPSILONS)]
-            marks = [pytest.mark.slow] if _heavy(case, steps) or backend != "pld" else []
-            out.append(pytest.param(case, backend, steps, delta, eps, marks=marks,
-                                    id=f"{case.id}-{backend}-T{steps}-d{delta:g}-e{eps:g}"))
+            out.append((case, backend, steps, delta, eps))
     return out
+
+
+def _covering(queries: str, rows=None) -> list:
+    """The rows of :func:`_rotation` that keep every key of :func:`_coverage_keys`: the ε(δ)
+    queries of the ``pld`` backend are all kept (every mechanism example on every scheme
+    example, the suite's core); the δ(ε) queries and the other backends' queries are thinned
+    to a covering, greedily in case order (a row is kept when it covers a key no earlier row
+    did). This keeps each boundary the rotation reaches — every scheme example × relation,
+    every δ or ε value with every mechanism, scheme kind and step count — and halves
+    ``make test``'s largest module (checked by :func:`test_the_grid_keeps_its_coverage`)."""
+    rows = _rotation(queries) if rows is None else rows
+    kept, seen = [], set()
+    for row in rows:
+        keys = _coverage_keys(*row, queries)
+        if (queries == "epsilon" and row[1] == "pld") or not keys <= seen:
+            kept.append(row)
+            seen |= keys
+    return kept
+
+
+def _grid(queries: str):
+    out = []
+    for case, backend, steps, delta, eps in _covering(queries):
+        marks = [pytest.mark.slow] if _heavy(case, steps) or backend != "pld" else []
+        out.append(pytest.param(case, backend, steps, delta, eps, marks=marks,
+                                id=f"{case.id}-{backend}-T{steps}-d{delta:g}-e{eps:g}"))
+    return out
+
+
+@pytest.mark.parametrize("queries", ["epsilon", "delta"])
+def test_the_grid_keeps_its_coverage(queries):
+    """The thinned grid covers every key the full rotation covers, and every (mechanism
+    example, scheme example, relation) still has an ε(δ) query with the pld backend."""
+    full = _rotation(queries)
+    kept = _covering(queries)
+    want = set().union(*(_coverage_keys(*row, queries) for row in full))
+    have = set().union(*(_coverage_keys(*row, queries) for row in kept))
+    assert have == want
+    if queries == "epsilon":
+        assert {row[0] for row in kept if row[1] == "pld"} == set(CASES)
 
 
 def _reduced_query(case, steps, backend, **query_kw):
