@@ -384,3 +384,23 @@ def test_cli_bad_budget_exits_2(capsys, value):
 
     message = run_error([*CLI, "--steps", "10", "--budget", value], capsys)
     assert message.startswith("privamp: error: --budget must be")
+
+
+def test_cli_budget_beyond_the_search_says_at_least(capsys):
+    """A budget so large that the search stops at its cap (10⁹ more steps): the steps left are
+    a lower bound, said as "at least", and T_max is unknown (null), never the cap passed off as
+    the largest count within the budget."""
+    from cli_helpers import run_json
+    from privamp.filter import PrivacyFilter as _F
+
+    out = run_json([*CLI, "--steps", "10", "--budget", "1e308"], capsys)
+    b = out["budget"]
+    assert b["steps_left_capped"] is True and b["t_max"] is None
+    assert b["steps_left"] == _F(1.0, DELTA).max_steps
+    from privamp.cli import main
+
+    assert main([*CLI, "--steps", "10", "--budget", "1e308"]) == 0
+    text = capsys.readouterr().out
+    assert "at least 1000000000 more steps" in text and "T_max" not in text
+    out = run_json([*CLI, "--steps", "10", "--budget", "2"], capsys)
+    assert out["budget"]["steps_left_capped"] is False

@@ -289,7 +289,11 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
     if budget is not None:
         b = result["budget"]
         head = f"budget epsilon {num(b['epsilon'])} at delta {num(b['delta'])}: "
-        if b["t_max"] is None:
+        if b["steps_left_capped"]:
+            print(head + f"at least {b['steps_left']} more steps of this kind fit (the search "
+                  f"stops there; certified epsilon spent {num_up(b['epsilon_spent'])}, left "
+                  f"{num_down(b['epsilon_left'])})")
+        elif b["t_max"] is None:
             print(head + f"already exceeded (certified epsilon spent "
                   f"{num_up(b['epsilon_spent'])}); no more steps fit")
         else:
@@ -321,12 +325,15 @@ def _budget(args, delta, acc, mech, scheme, outer, progress) -> dict:
                         group_privacy=composition_group_privacy(args))
     spent = f.budget_left()
     progress.done()
+    # the search stops at the filter's max_steps: then more steps may fit, and steps_left is
+    # only a lower bound on them (t_max is then unknown: null)
+    capped = left >= f.max_steps
     return {"epsilon": f.budget_epsilon, "delta": f.budget_delta,
             "epsilon_spent": spent.epsilon_spent, "epsilon_left": spent.epsilon_left,
-            "steps_left": left,
+            "steps_left": left, "steps_left_capped": capped,
             # the largest total count within the budget; unknown (null) when the --steps
-            # given already exceed it
-            "t_max": acc.steps + left if spent.epsilon_left >= 0 else None,
+            # given already exceed it, or when the search stopped at its cap
+            "t_max": acc.steps + left if spent.epsilon_left >= 0 and not capped else None,
             "adaptive": False}
 
 
