@@ -235,3 +235,15 @@ def test_cli_bad_input_is_one_line(capsys, tmp_path):
     line = run_error(["experiment", "linear", "--relation", "add-remove", "--scheme", "wor"],
                      capsys)
     assert "add-remove" in line
+
+
+def test_cli_logistic_undefined_metric_is_nan_without_a_warning(capsys):
+    """A classifier that never predicts 0 (3 steps on 5-record batches) has no NPV in any run:
+    shown as nan, with no NumPy "Mean of empty slice" warning line."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert main(["experiment", "logistic", "--quick", "--steps", "3", "--m", "5"]) == 0
+    out, err = capsys.readouterr()
+    assert "nan" in out and "warning" not in err.lower()

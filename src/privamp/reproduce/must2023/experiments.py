@@ -527,8 +527,13 @@ def logistic_experiment(data: str | Path | None = None, scheme: str = "wor", *, 
         _tick(progress, r + 1, repeats, f"logistic {scheme}")
 
     def average(metric_runs):
-        keys = metric_runs[0].keys()
-        return {k: float(np.nanmean([mr[k] for mr in metric_runs])) for k in keys}
+        # the mean over the runs where the metric is defined; NaN (no warning) when it is
+        # defined in none (NPV of a classifier that never predicts 0: 0/0 in every run)
+        def mean(values):
+            defined = [v for v in values if not math.isnan(v)]
+            return float(np.mean(defined)) if defined else math.nan
+
+        return {k: mean([mr[k] for mr in metric_runs]) for k in metric_runs[0]}
 
     def spread(metric_runs):
         return {k: _summary([mr[k] for mr in metric_runs])["sd"] for k in metric_runs[0]}
