@@ -265,16 +265,20 @@ def test_theorem6_large_orders_fall_back_to_pure_dp():
 
 
 def test_generic_mechanism_goes_through_theorem6():
-    """A mechanism without a closed form: the Theorem 6 curve upper-bounds its exact Rényi
-    divergences in both directions."""
+    """A profile without a closed form (a discrete pair's, seen only through its profile): the
+    Theorem 6 curve upper-bounds the pair's exact Rényi divergences in both directions; the
+    mechanism itself now gets its exact curve, below the Theorem 6 one."""
     p, q = [0.5, 0.3, 0.2], [0.2, 0.3, 0.5]
     mech = DiscretePairMechanism(p, q)
     orders = np.array([1.5, 2.0, 4.0, 16.0, np.inf])
-    curve = rdp_curve(mech, orders)
+    curve = rdp_from_profile(mech.profile(), orders)
     assert curve.bound == "upper"
     exact = np.maximum(renyi_divergence(p, q, orders), renyi_divergence(q, p, orders))
     assert np.all(curve.epsilons >= exact * (1 - 1e-12))
     np.testing.assert_allclose(curve.epsilons[:-1], exact[:-1], rtol=1e-5)
+    own = rdp_curve(mech, orders)
+    assert own.bound == "exact" and np.all(own.epsilons <= curve.epsilons * (1 + 1e-12))
+    np.testing.assert_allclose(own.epsilons, exact, rtol=1e-12)
     # black-box group privacy (Theorem 6 on Vadhan's profile) can only be worse than white-box
     lap = LaplaceProfile(0.5)
     bb = rdp_curve(lap.group(2, "black-box"), [2.0, 3.0])
@@ -342,3 +346,57 @@ def test_bad_inputs_are_typed():
     with pytest.raises(InvalidParameterError, match="lower_epsilons"):
         ExactRdpCurve([2.0], [0.1], [0.2])
     assert check_orders(3.0).tolist() == [3.0]
+
+
+_PAIRS = [([0.6, 0.3, 0.1], [0.2, 0.3, 0.5]), ([0.5, 0.5, 0.0], [0.4, 0.5, 0.1]),
+          ([0.5, 0.5], [0.5 + 1e-12, 0.5 - 1e-12]), ([1e-300, 1 - 1e-300], [1e-200, 1 - 1e-200]),
+          ([0.25, 0.75], [0.75, 0.25]), ([1.0, 0.0], [0.5, 0.5]), ([0.3, 0.7], [0.3, 0.7])]
+
+
+def _mp_renyi(p, q, order):
+    """max of both directions' Rényi divergence at one finite order, 60 digits."""
+    with mp.workdps(60):
+        best = mp.mpf(0)
+        for x, y in ((p, q), (q, p)):
+            x, y = [mp.mpf(v) for v in x], [mp.mpf(v) for v in y]
+            if any(a > 0 and b == 0 for a, b in zip(x, y, strict=True)):
+                return mp.inf
+            total = mp.fsum(a**order * b ** (1 - order) for a, b in zip(x, y, strict=True) if a > 0)
+            best = max(best, mp.log(total) / (order - 1))
+        return best
+
+
+@pytest.mark.parametrize(("p", "q"), _PAIRS)
+def test_discrete_pair_rdp_brackets_mpmath(p, q):
+    """The exact discrete-pair curve (both directions, rounded outward) contains the 60-digit
+    Rényi divergence at orders from 1 + 1e-4 to 1e4, including pairs that nearly coincide, have
+    subnormal-scale masses, differ in support, or are equal."""
+    orders = np.array([1.0001, 1.01, 1.5, 2.0, 3.0, 10.0, 100.0, 1e4, np.inf])
+    curve = rdp_curve(DiscretePairMechanism(p, q), orders)
+    assert curve.bound == "exact"
+    logs = [abs(math.log(v)) for v in (*p, *q) if v > 0]
+    for a, up, lo in zip(orders[:-1], curve.epsilons, curve.lower_epsilons, strict=False):
+        ref = _mp_renyi(p, q, mp.mpf(float(a)))
+        assert lo <= ref <= up, (a, lo, float(ref), up)
+        if mp.isfinite(ref) and ref > 1e-6:  # tight: margins absolute, in units of a·|log p|
+            assert up - lo <= 1e-13 * (1 + ref) * (1 + a * max(logs)) / min(1.0, a - 1.0)
+    with mp.workdps(60):  # order ∞: the largest log-ratio, both directions
+        if any((x > 0) != (y > 0) for x, y in zip(p, q, strict=True)):
+            ref = mp.inf
+        else:
+            ref = max(abs(mp.log(mp.mpf(x)) - mp.log(mp.mpf(y))) for x, y in zip(p, q, strict=True)
+                      if x > 0)
+    assert curve.lower_epsilons[-1] <= ref <= curve.epsilons[-1]
+
+
+@given(st.lists(st.floats(1e-12, 1.0), min_size=2, max_size=6),
+       st.lists(st.floats(1e-12, 1.0), min_size=2, max_size=6),
+       st.floats(1.001, 64.0))
+def test_discrete_pair_rdp_random_pairs(xs, ys, order):
+    n = min(len(xs), len(ys))
+    p = np.array(xs[:n]) / math.fsum(xs[:n])
+    q = np.array(ys[:n]) / math.fsum(ys[:n])
+    curve = rdp_curve(DiscretePairMechanism(p, q), [order])
+    ref = _mp_renyi(p.tolist(), q.tolist(), mp.mpf(order))
+    assert curve.lower_epsilons[0] <= ref <= curve.epsilons[0]
+
