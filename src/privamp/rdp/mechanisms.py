@@ -283,7 +283,7 @@ def discrete_pair_rdp(p: Any, q: Any, orders: Any = DEFAULT_ORDERS, *,
     |log p_i/q_i| (∞ when one law has an outcome the other never produces).
 
     >>> c = discrete_pair_rdp([0.75, 0.25], [0.25, 0.75], [2.0])  # randomized response, p = ¾
-    >>> bool(c.lower_epsilons[0] <= math.log(5 / 3) <= c.epsilons[0])
+    >>> bool(c.lower_epsilons[0] <= math.log(7 / 3) <= c.epsilons[0])
     True
     """
     o = check_orders(orders)
