@@ -93,7 +93,23 @@ from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
 from .curves import PairCurve, ProfileCurve
 
-__all__ = ["GroupGaussianCurve", "group_bound", "group_pair_curves", "split_names"]
+__all__ = ["MAX_SAMPLED_GROUP", "TIGHT_MAX_GROUP", "GroupGaussianCurve", "check_group_reach",
+           "group_bound", "group_pair_curves", "split_names", "tight_pairs_apply"]
+
+#: The tight split pairs (Poisson under add/remove, Gaussian and Laplace) are composed for groups
+#: of at most this many records. The work is K + 1 compositions (one per split), each of a curve
+#: mixing up to K + 1 components, so it grows like K² (measured, ``benchmarks/bench_group.py
+#: --sizes``: Poisson(0.01), σ = 2, T = 1000, ε at δ = 1e-5, K = 64 in about a minute on a shared
+#: core, K = 100 in several). Beyond it the same combination takes the coupling bound, composed
+#: as one symmetric curve (valid, looser; the ledger's ``group_bound`` says ``"coupling"``).
+TIGHT_MAX_GROUP = 64
+#: The largest group accounted under sampling by any bound. Each step's group curve sums the
+#: mechanism's group profiles over the group's hit counts (up to K terms) and its privacy loss
+#: reaches further with K: at K = 1000 the coupling bound of the reference setting (Poisson(0.01),
+#: σ = 2, T = 1000) answers in a few seconds (ε ≈ 1.5e4); at K = 10⁴ one step's loss passes the
+#: engine's range (e^700) and at K = 10⁶ building the curve alone takes minutes. Larger groups
+#: are refused before any work (:func:`check_group_reach`).
+MAX_SAMPLED_GROUP = 1000
 
 #: relative accuracy assumed of privamp._special.log_ndtr's exponentials (4 ulp where the value
 #: is a normal float; the same allowance as :mod:`privamp.pld.mixture`)
@@ -547,6 +563,56 @@ def _poisson_laplace_ok(source, scheme, relation) -> bool:
             and getattr(source, "relation", relation) is relation)
 
 
+def tight_pairs_apply(source: Any, scheme: Any, relation: Any) -> bool:
+    """Whether privamp has the tight split pairs for this combination (Poisson under add/remove
+    of the Gaussian or the Laplace mechanism), whatever the group size. ``relation``: the
+    scheme's resolved relation."""
+    return scheme is not None and (_poisson_gaussian_ok(source, scheme, relation)
+                                   or _poisson_laplace_ok(source, scheme, relation))
+
+
+def tight_limit_note(events: Any, group_size: int) -> str | None:
+    """Why a ledger whose lines have tight split pairs takes another bound: the sentence the
+    CLI prints (and its JSON carries as ``group_bound_reason``), or ``None`` when no line
+    passed :data:`TIGHT_MAX_GROUP`."""
+    if group_size <= TIGHT_MAX_GROUP:
+        return None
+    if not any(tight_pairs_apply(ev.mechanism, ev.scheme, ev.effective_relation)
+               for ev in events):
+        return None
+    return (f"the tight split pairs are composed for groups of at most {TIGHT_MAX_GROUP} "
+            f"records (K + 1 compositions of (K + 1)-component mixtures); groups of "
+            f"{group_size} take the coupling bound instead")
+
+
+def check_group_reach(scheme: Any, group_size: int) -> int:
+    """``group_size`` validated against what privamp can account under ``scheme``, before any
+    work: a group larger than the dataset is refused where the scheme knows the dataset size n
+    (WOR(n, m), WR(n, m), Poisson(rate, n=n)), and a group beyond :data:`MAX_SAMPLED_GROUP` under
+    any sampling scheme. Without sampling nothing is checked here: the mechanism's own group
+    profile costs the same for every K, and a group whose per-step loss passes the engine's
+    range is refused by the engine at once (:class:`~privamp.errors.NumericalError`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``group_size``, the largest K allowed and the value.
+    """
+    from ..errors import InvalidParameterError
+
+    k = check_int("group_size", group_size, "[1, inf)")
+    if scheme is None or k == 1:
+        return k
+    scheme._check_group_in_dataset(k)
+    if k > MAX_SAMPLED_GROUP:
+        raise InvalidParameterError(
+            "group_size",
+            f"at most {MAX_SAMPLED_GROUP} under sampling ({scheme!r}): each step's group curve "
+            f"sums the mechanism's group profiles over up to K hit counts and its privacy loss "
+            f"outgrows what the PLD engine represents well before K = 10^4", k)
+    return k
+
+
 def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
                       group_privacy: Any = None) -> tuple[dict[str, PairCurve], str]:
     """The curves a group of ``group_size`` records is composed through, and the bound used.
@@ -607,15 +673,17 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
         raise UnsupportedCombinationError(
             f"group_size={k} does not apply to {scheme!r}: the sampler ties the records of a "
             "round together and privamp has no group pair for it (use group_size=1)")
+    check_group_reach(scheme, k)
     rel = scheme.resolve(relation)[0]
-    if _poisson_gaussian_ok(source, scheme, rel):
+    tight = k <= TIGHT_MAX_GROUP
+    if tight and _poisson_gaussian_ok(source, scheme, rel):
         lower = getattr(source, "theta_lower", source.theta)
         curves = {}
         for name in split_names(k):
             a, b = _split_of(name, k)
             curves[name] = GroupGaussianCurve(source.theta, scheme.rate, a, b, theta_lower=lower)
         return curves, "tight"
-    if _poisson_laplace_ok(source, scheme, rel):
+    if tight and _poisson_laplace_ok(source, scheme, rel):
         from .group_laplace import laplace_split_curves
 
         return laplace_split_curves(source, scheme.rate, k), "tight"
@@ -627,9 +695,12 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
     return {"symmetric": ProfileCurve(MinimumProfile([coupled, post_hoc]))}, "coupling"
 
 
-def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None) -> str:
+def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None,
+                group_size: int = 2) -> str:
     """``"tight"``, ``"coupling"`` or ``"post-hoc"``: which bound :func:`group_pair_curves`
-    uses for groups of more than one record (module doc), without building the curves."""
+    uses for groups of ``group_size`` > 1 records (module doc), without building the curves.
+    The tight split pairs take groups of at most :data:`TIGHT_MAX_GROUP` records; larger
+    groups of the same combination take the coupling bound."""
     from ..mechanisms.base import Mechanism
     from ..profiles import GroupPrivacy
 
@@ -646,7 +717,7 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
     from ..sampling.rounds import _BatchedScheme
 
     rel = scheme.resolve(relation)[0]
-    if _poisson_gaussian_ok(source, scheme, rel) or _poisson_laplace_ok(source, scheme, rel):
+    if tight_pairs_apply(source, scheme, rel) and group_size <= TIGHT_MAX_GROUP:
         return "tight"
     if not isinstance(scheme, _BatchedScheme) and scheme.group_multiplicity(2, rel) is not None:
         return "coupling"
