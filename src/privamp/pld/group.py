@@ -75,6 +75,14 @@ mechanism's own group profile (white-box where available: the Gaussian and Lapla
 sensitivity KΔ, exact). The batch samplers (random allocation, shuffling, truncated Poisson)
 have no group pair and are refused.
 
+**Large groups.** The tight pairs cost K + 1 compositions of (K + 1)-component mixtures: they
+are used up to :data:`TIGHT_MAX_GROUP` records, and a larger group of the same combination takes
+the coupling bound (said in ``group_bound``, with :func:`tight_limit_note`'s reason). Under
+sampling, groups beyond :data:`MAX_SAMPLED_GROUP` and groups larger than a dataset of known size
+are refused before any work (:func:`check_group_reach`). No mixture weight is truncated: every
+component of every split is kept (the time went to per-call overhead in the root search, not to
+the number of components).
+
 :func:`group_pair_curves` returns the curves and which bound was used (``"tight"``,
 ``"coupling"`` or ``"post-hoc"``).
 """
@@ -99,9 +107,10 @@ __all__ = ["MAX_SAMPLED_GROUP", "TIGHT_MAX_GROUP", "GroupGaussianCurve", "check_
 #: The tight split pairs (Poisson under add/remove, Gaussian and Laplace) are composed for groups
 #: of at most this many records. The work is K + 1 compositions (one per split), each of a curve
 #: mixing up to K + 1 components, so it grows like K² (measured, ``benchmarks/bench_group.py
-#: --sizes``: Poisson(0.01), σ = 2, T = 1000, ε at δ = 1e-5, K = 64 in about a minute on a shared
-#: core, K = 100 in several). Beyond it the same combination takes the coupling bound, composed
-#: as one symmetric curve (valid, looser; the ledger's ``group_bound`` says ``"coupling"``).
+#: --sizes``: Poisson(0.01), σ = 2 / b = 2, T = 1000, ε at δ = 1e-5: K = 64 in 18 s (Gaussian)
+#: and 27 s (Laplace) on a shared core; Laplace K = 100 took 53 s). Beyond it the same combination
+#: takes the coupling bound, composed as one symmetric curve (certified, looser; the ledger's
+#: ``group_bound`` says ``"coupling"`` and :func:`tight_limit_note` why).
 TIGHT_MAX_GROUP = 64
 #: The largest group accounted under sampling by any bound. Each step's group curve sums the
 #: mechanism's group profiles over the group's hit counts (up to K terms) and its privacy loss
