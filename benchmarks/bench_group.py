@@ -3,6 +3,13 @@
 
     PYTHONPATH=src python benchmarks/bench_group.py [--repeat 1] \
         [--out benchmarks/results/group.md] [--figure group.png]
+    PYTHONPATH=src python benchmarks/bench_group.py --sizes \
+        [--out benchmarks/results/group_sizes.md]
+
+``--sizes``: time against K (1 … 1000) for Poisson-Gaussian and Poisson-Laplace (the tight
+split pairs up to privamp.pld.group.TIGHT_MAX_GROUP, the coupling bound beyond) and
+WOR(60000, 600)-Gaussian (coupling), with the bound used and the refusal beyond
+MAX_SAMPLED_GROUP (its time too: it must come before any work).
 
 The docs figure (docs/images/group.png) is made by the docs build: ``figure(path)`` computes
 only what it draws (docs/figures.py).
@@ -81,12 +88,52 @@ def dp_accounting(sigma, k):
     return one.self_compose(T).get_epsilon_for_delta(DELTA)
 
 
+SIZES = (1, 2, 4, 8, 16, 32, 64, 65, 100, 1000, 1001)
+
+
+def sizes(out):
+    """Time of ε(1e-5) against K, one fresh accountant per query (``--sizes``)."""
+    from privamp import LaplaceMechanism
+    from privamp.errors import InvalidParameterError
+    from privamp.sampling import WOR
+
+    cases = {
+        "Poisson(0.01) Gaussian σ = 2": lambda: (GaussianMechanism(2.0), Poisson(Q)),
+        "Poisson(0.01) Laplace b = 2": lambda: (LaplaceMechanism(2.0), Poisson(Q)),
+        "WOR(60000, 600) Gaussian σ = 2": lambda: (
+            GaussianMechanism(2.0, relation="substitute"), WOR(60000, 600)),
+    }
+    tight(2.0, 2)  # warm up imports
+    lines = ["# Groups of K records: time against K", "",
+             f"T = {T}, ε at δ = {DELTA:g}; `PYTHONPATH=src python benchmarks/bench_group.py "
+             "--sizes` (2 shared CPU cores).", "",
+             "| case | K | bound | ε upper | s |", "|---|---|---|---|---|"]
+    for name, make in cases.items():
+        for k in SIZES:
+            mech, scheme = make()
+            start = time.perf_counter()
+            try:
+                acc = Accountant().add(mech, T, scheme=scheme, group_size=k)
+                eps, bound = f"{acc.epsilon(DELTA).upper:.5g}", acc.group_bound or "-"
+            except InvalidParameterError as err:
+                eps, bound = "refused", f"({err.rule.split(':')[0]})"
+            secs = time.perf_counter() - start
+            lines.append(f"| {name} | {k} | {bound} | {eps} | {secs:.2f} |")
+            print(lines[-1], flush=True)
+    Path(out).write_text("\n".join(lines) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--out", default="benchmarks/results/group.md")
+    ap.add_argument("--out", default=None)
     ap.add_argument("--figure", default=None)
+    ap.add_argument("--sizes", action="store_true", help="time against K (module doc)")
     args = ap.parse_args(argv)
+    if args.sizes:
+        sizes(args.out or "benchmarks/results/group_sizes.md")
+        return
+    args.out = args.out or "benchmarks/results/group.md"
     tight(2.0, 2)  # warm up imports
     rows = []
     for sigma in SIGMAS:

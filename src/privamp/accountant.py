@@ -364,6 +364,12 @@ class Accountant:
                 f"the {self.backend.value!r} backend cannot account {event.count} x "
                 f"{event.mechanism!r}" + ("" if scheme is None else f" on {scheme!r}")
                 + f": {reason}")
+        if group_size != 1:
+            # before any work: a group larger than the dataset, or beyond what privamp can
+            # account under sampling, is refused by name (privamp.pld.group.check_group_reach)
+            from .pld.group import check_group_reach
+
+            check_group_reach(scheme, group_size)
         self._lines[line] = len(self._events)
         self._remember(seen, len(self._events))
         self._events.append(event)
@@ -524,7 +530,8 @@ class Accountant:
             return None
         from .pld.group import group_bound
 
-        kinds = {group_bound(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy)
+        kinds = {group_bound(ev.mechanism, ev.scheme, ev.effective_relation, ev.group_privacy,
+                             ev.group_size)
                  for ev in self._events}
         for kind in ("post-hoc", "coupling"):
             if kind in kinds:

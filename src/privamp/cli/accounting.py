@@ -222,8 +222,13 @@ def _common(args, mech, scheme, outer, acc) -> dict:
     if getattr(scheme, "pld_only", False):
         out["accounted"] = scheme.describe_accounting()
     if acc.group_size != 1:
+        from ..pld.group import tight_limit_note
+
         out["group_size"] = acc.group_size
         out["group_bound"] = acc.group_bound
+        reason = tight_limit_note(acc.events, acc.group_size)
+        if reason is not None:
+            out["group_bound_reason"] = reason
     return {**out,
             "mechanism": describe_mechanism(mech),
             "sampling": describe_scheme(scheme), "relation": outer.value, "steps": acc.steps,
@@ -302,7 +307,11 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
                   f"{num_down(b['epsilon_left'])}; the filter assumes the steps are fixed in "
                   "advance, not chosen from released outputs)")
     if acc.group_size != 1:
-        print(f"groups of {acc.group_size} records: {_GROUP_BOUND_NOTE[acc.group_bound]}")
+        from ..pld.group import tight_limit_note
+
+        reason = tight_limit_note(acc.events, acc.group_size)
+        print(f"groups of {acc.group_size} records: {_GROUP_BOUND_NOTE[acc.group_bound]}"
+              + ("" if reason is None else f"; {reason}"))
     if note:
         print(note)
     elif acc.details.get("lower_from"):

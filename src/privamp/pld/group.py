@@ -75,6 +75,14 @@ mechanism's own group profile (white-box where available: the Gaussian and Lapla
 sensitivity KΔ, exact). The batch samplers (random allocation, shuffling, truncated Poisson)
 have no group pair and are refused.
 
+**Large groups.** The tight pairs cost K + 1 compositions of (K + 1)-component mixtures: they
+are used up to :data:`TIGHT_MAX_GROUP` records, and a larger group of the same combination takes
+the coupling bound (said in ``group_bound``, with :func:`tight_limit_note`'s reason). Under
+sampling, groups beyond :data:`MAX_SAMPLED_GROUP` and groups larger than a dataset of known size
+are refused before any work (:func:`check_group_reach`). No mixture weight is truncated: every
+component of every split is kept (the time went to per-call overhead in the root search, not to
+the number of components).
+
 :func:`group_pair_curves` returns the curves and which bound was used (``"tight"``,
 ``"coupling"`` or ``"post-hoc"``).
 """
@@ -85,7 +93,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from .. import _special
 from .._numerics import ULP, log1mexp, log_comb, round_down_log, round_up_log
@@ -94,7 +101,24 @@ from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
 from .curves import PairCurve, ProfileCurve
 
-__all__ = ["GroupGaussianCurve", "group_bound", "group_pair_curves", "split_names"]
+__all__ = ["MAX_SAMPLED_GROUP", "TIGHT_MAX_GROUP", "GroupGaussianCurve", "check_group_reach",
+           "group_bound", "group_pair_curves", "split_names", "tight_pairs_apply"]
+
+#: The tight split pairs (Poisson under add/remove, Gaussian and Laplace) are composed for groups
+#: of at most this many records. The work is K + 1 compositions (one per split), each of a curve
+#: mixing up to K + 1 components, so it grows like K² (measured, ``benchmarks/bench_group.py
+#: --sizes``: Poisson(0.01), σ = 2 / b = 2, T = 1000, ε at δ = 1e-5: K = 64 in 18 s (Gaussian)
+#: and 27 s (Laplace) on a shared core; Laplace K = 100 took 53 s). Beyond it the same combination
+#: takes the coupling bound, composed as one symmetric curve (certified, looser; the ledger's
+#: ``group_bound`` says ``"coupling"`` and :func:`tight_limit_note` why).
+TIGHT_MAX_GROUP = 64
+#: The largest group accounted under sampling by any bound. Each step's group curve sums the
+#: mechanism's group profiles over the group's hit counts (up to K terms) and its privacy loss
+#: reaches further with K: at K = 1000 the coupling bound of the reference setting (Poisson(0.01),
+#: σ = 2, T = 1000) answers in a few seconds (ε ≈ 1.5e4); at K = 10⁴ one step's loss passes the
+#: engine's range (e^700) and at K = 10⁶ building the curve alone takes minutes. Larger groups
+#: are refused before any work (:func:`check_group_reach`).
+MAX_SAMPLED_GROUP = 1000
 
 #: relative accuracy assumed of privamp._special.log_ndtr's exponentials (4 ulp where the value
 #: is a normal float; the same allowance as :mod:`privamp.pld.mixture`)
@@ -119,6 +143,20 @@ def _split_of(name: str, k: int) -> tuple[int, int]:
         return 0, k
     a = int(name[len("mixed"):])
     return a, k - a
+
+
+def _logsumexp_rows(terms: np.ndarray) -> np.ndarray:
+    """Row-wise ``log Σ_j exp(terms[:, j])`` (``-inf`` for a row of ``-inf``): the shifted sum
+    ``top + log Σ exp(x − top)`` that scipy.special.logsumexp computes, without its per-call
+    overhead (a tenth of a millisecond, paid thousands of times by the bisections of a group
+    query). Its rounding — the shifted exponentials within an ulp each, the sum n ulp, the
+    log and the addition an ulp of the result's size — is inside the allowance its callers
+    add (``(16 + 4n)`` ulp of ``1 + |value|``, :meth:`_DoubleMixture.tails`)."""
+    top = np.max(terms, axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        total = np.sum(np.exp(terms - safe[:, None]), axis=1)
+        return np.where(np.isfinite(top), safe + np.log(total), top)
 
 
 def _log_binom(n: int, q: float) -> np.ndarray:
@@ -225,9 +263,23 @@ class _DoubleMixture:
         """L'(t): the softmax-weighted mean of the P means minus that of the Q means (≥ 0)."""
         def mean(c, m):
             terms = c[None, :] + t[:, None] * m[None, :]
-            share = np.exp(terms - special.logsumexp(terms, axis=1)[:, None])
-            return share @ m
+            with np.errstate(invalid="ignore", over="ignore"):
+                ex = np.exp(terms - np.max(terms, axis=1)[:, None])
+                return (ex @ m) / np.sum(ex, axis=1)
         return mean(self.c, self.mu) - mean(self.d, self.nu)
+
+    def _loss_slope(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """L(t) and L'(t) in one pass, without error bounds (Newton's proposals only)."""
+        def side(c, m):
+            terms = c[None, :] + t[:, None] * m[None, :]
+            top = np.max(terms, axis=1)
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                ex = np.exp(terms - top[:, None])
+                total = np.sum(ex, axis=1)
+                return top + np.log(total), (ex @ m) / total
+        va, ma = side(self.c, self.mu)
+        vb, mb = side(self.d, self.nu)
+        return va - vb, ma - mb
 
     def _newton(self, eps: np.ndarray):
         """A fast bracket of t*: the interval of a fixed grid of L values, safeguarded Newton
@@ -242,14 +294,19 @@ class _DoubleMixture:
         lo, hi = tg[j - 1].copy(), tg[j].copy()
         t = 0.5 * (lo + hi)
         for _ in range(12):
-            val = self._loss(t)[0]
-            d = self._slope(t)
+            val, d = self._loss_slope(t)
             lo = np.where(val < eps, t, lo)
             hi = np.where(val < eps, hi, t)
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = t - (val - eps) / d
             inside = np.isfinite(step) & (step >= lo) & (step <= hi)
-            t = np.where(inside, step, 0.5 * (lo + hi))
+            new = np.where(inside, step, 0.5 * (lo + hi))
+            # converged to rounding: further steps only move t within the ulps the checked
+            # candidates t ∓ δ below step over anyway (a proposal: only the checks matter)
+            done = bool(np.all(np.abs(new - t) <= 4 * ULP * (1 + np.abs(t))))
+            t = new
+            if done:
+                break
         val, err = self._loss(t)
         d = np.maximum(self._slope(t), 1e-300)
         with np.errstate(over="ignore"):
@@ -319,8 +376,7 @@ class _DoubleMixture:
             z = means[None, :] - t[mid][:, None]
             if not upper_side:
                 z = -z
-            out[mid] = np.minimum(special.logsumexp(lw[None, :] + _special.log_ndtr(z), axis=1),
-                                  0.0)
+            out[mid] = np.minimum(_logsumexp_rows(lw[None, :] + _special.log_ndtr(z)), 0.0)
         return out
 
     def tails(self, t, p_side: bool, above: bool, up: bool) -> np.ndarray:
@@ -516,6 +572,56 @@ def _poisson_laplace_ok(source, scheme, relation) -> bool:
             and getattr(source, "relation", relation) is relation)
 
 
+def tight_pairs_apply(source: Any, scheme: Any, relation: Any) -> bool:
+    """Whether privamp has the tight split pairs for this combination (Poisson under add/remove
+    of the Gaussian or the Laplace mechanism), whatever the group size. ``relation``: the
+    scheme's resolved relation."""
+    return scheme is not None and (_poisson_gaussian_ok(source, scheme, relation)
+                                   or _poisson_laplace_ok(source, scheme, relation))
+
+
+def tight_limit_note(events: Any, group_size: int) -> str | None:
+    """Why a ledger whose lines have tight split pairs takes another bound: the sentence the
+    CLI prints (and its JSON carries as ``group_bound_reason``), or ``None`` when no line
+    passed :data:`TIGHT_MAX_GROUP`."""
+    if group_size <= TIGHT_MAX_GROUP:
+        return None
+    if not any(tight_pairs_apply(ev.mechanism, ev.scheme, ev.effective_relation)
+               for ev in events):
+        return None
+    return (f"the tight split pairs are composed for groups of at most {TIGHT_MAX_GROUP} "
+            f"records (K + 1 compositions of (K + 1)-component mixtures); groups of "
+            f"{group_size} take the coupling bound instead")
+
+
+def check_group_reach(scheme: Any, group_size: int) -> int:
+    """``group_size`` validated against what privamp can account under ``scheme``, before any
+    work: a group larger than the dataset is refused where the scheme knows the dataset size n
+    (WOR(n, m), WR(n, m), Poisson(rate, n=n)), and a group beyond :data:`MAX_SAMPLED_GROUP` under
+    any sampling scheme. Without sampling nothing is checked here: the mechanism's own group
+    profile costs the same for every K, and a group whose per-step loss passes the engine's
+    range is refused by the engine at once (:class:`~privamp.errors.NumericalError`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``group_size``, the largest K allowed and the value.
+    """
+    from ..errors import InvalidParameterError
+
+    k = check_int("group_size", group_size, "[1, inf)")
+    if scheme is None or k == 1:
+        return k
+    scheme._check_group_in_dataset(k)
+    if k > MAX_SAMPLED_GROUP:
+        raise InvalidParameterError(
+            "group_size",
+            f"at most {MAX_SAMPLED_GROUP} under sampling ({scheme!r}): each step's group curve "
+            f"sums the mechanism's group profiles over up to K hit counts and its privacy loss "
+            f"outgrows what the PLD engine represents well before K = 10^4", k)
+    return k
+
+
 def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
                       group_privacy: Any = None) -> tuple[dict[str, PairCurve], str]:
     """The curves a group of ``group_size`` records is composed through, and the bound used.
@@ -576,15 +682,17 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
         raise UnsupportedCombinationError(
             f"group_size={k} does not apply to {scheme!r}: the sampler ties the records of a "
             "round together and privamp has no group pair for it (use group_size=1)")
+    check_group_reach(scheme, k)
     rel = scheme.resolve(relation)[0]
-    if _poisson_gaussian_ok(source, scheme, rel):
+    tight = k <= TIGHT_MAX_GROUP
+    if tight and _poisson_gaussian_ok(source, scheme, rel):
         lower = getattr(source, "theta_lower", source.theta)
         curves = {}
         for name in split_names(k):
             a, b = _split_of(name, k)
             curves[name] = GroupGaussianCurve(source.theta, scheme.rate, a, b, theta_lower=lower)
         return curves, "tight"
-    if _poisson_laplace_ok(source, scheme, rel):
+    if tight and _poisson_laplace_ok(source, scheme, rel):
         from .group_laplace import laplace_split_curves
 
         return laplace_split_curves(source, scheme.rate, k), "tight"
@@ -596,9 +704,12 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
     return {"symmetric": ProfileCurve(MinimumProfile([coupled, post_hoc]))}, "coupling"
 
 
-def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None) -> str:
+def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None,
+                group_size: int = 2) -> str:
     """``"tight"``, ``"coupling"`` or ``"post-hoc"``: which bound :func:`group_pair_curves`
-    uses for groups of more than one record (module doc), without building the curves."""
+    uses for groups of ``group_size`` > 1 records (module doc), without building the curves.
+    The tight split pairs take groups of at most :data:`TIGHT_MAX_GROUP` records; larger
+    groups of the same combination take the coupling bound."""
     from ..mechanisms.base import Mechanism
     from ..profiles import GroupPrivacy
 
@@ -615,7 +726,7 @@ def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = No
     from ..sampling.rounds import _BatchedScheme
 
     rel = scheme.resolve(relation)[0]
-    if _poisson_gaussian_ok(source, scheme, rel) or _poisson_laplace_ok(source, scheme, rel):
+    if tight_pairs_apply(source, scheme, rel) and group_size <= TIGHT_MAX_GROUP:
         return "tight"
     if not isinstance(scheme, _BatchedScheme) and scheme.group_multiplicity(2, rel) is not None:
         return "coupling"
