@@ -200,6 +200,22 @@ class DiscretePairProfile(PrivacyProfile):
         backward = np.atleast_1d(log_hockey_stick(self.q, self.p, eps, round_down=True))
         return np.maximum(forward, backward)
 
+    def curve_kinks(self):
+        """For a pair whose two orders coincide ((q, p) is (p, q) with its outcomes relabelled,
+        as randomized response), the curve is that of one order, piecewise affine in α = e^ε
+        with kinks at the finite losses ±log(p_i/q_i) (outcomes only one side produces carry
+        losses ±∞: no kink); each within 8 ulp of the magnitudes of its two logarithms, as for
+        :meth:`RandomizedResponseProfile.curve_kinks`. ``None`` otherwise: the maximum of two
+        different curves also kinks where they cross, which are not listed."""
+        pairs = sorted(zip(self.p.tolist(), self.q.tolist(), strict=True))
+        if pairs != sorted(zip(self.q.tolist(), self.p.tolist(), strict=True)):
+            return None
+        both = (self.p > 0) & (self.q > 0)
+        lp, lq = np.log(self.p[both]), np.log(self.q[both])
+        losses = lp - lq
+        err = 8 * ULP * (1 + float(np.max(np.abs(lp) + np.abs(lq), initial=0.0)))
+        return np.unique(np.concatenate([losses, -losses])), err
+
     @property
     def pure_epsilon(self) -> float:
         both = (self.p > 0) & (self.q > 0)
