@@ -88,6 +88,29 @@ def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
     return float(arr) if arr.ndim == 0 else arr
 
 
+def log_delta_rows(profiles, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+    """``[p._log_delta(eps) for p in profiles]`` as a 2-D array (lower values with ``lower``).
+
+    When every profile is of one class, that class's :meth:`PrivacyProfile._log_delta_rows`
+    evaluates them together (one broadcast call for the white-box families); otherwise, and
+    for classes without a batched form, one call per profile.
+    """
+    profiles = list(profiles)
+    eps = np.asarray(eps, dtype=float).reshape(-1)
+    # one evaluation per distinct object (randomized response's δ_k is δ itself for every k)
+    first: dict[int, int] = {}
+    rows = np.array([first.setdefault(id(p), len(first)) for p in profiles], dtype=np.intp)
+    distinct = list({id(p): p for p in profiles}.values())
+    kinds = {type(p) for p in distinct}
+    kind = kinds.pop() if len(kinds) == 1 else PrivacyProfile
+    # only a class's own batched form: a subclass that changes _log_delta must not inherit its
+    # parent's broadcast formula
+    if "_log_delta_rows" not in vars(kind):
+        kind = PrivacyProfile
+    out = kind._log_delta_rows(distinct, eps, lower)
+    return out if len(distinct) == len(profiles) else out[rows]
+
+
 class PrivacyProfile(abc.ABC):
     """A privacy profile ε ↦ δ(ε) with respect to a neighbouring relation.
 
@@ -143,6 +166,22 @@ class PrivacyProfile(abc.ABC):
     def _white_box_group(self, k: int) -> PrivacyProfile | None:
         """The white-box group profile δ_k, or ``None`` when only the black-box bound is known."""
         return None
+
+    @classmethod
+    def _log_delta_rows(cls, profiles: list[PrivacyProfile], eps: np.ndarray,
+                        lower: bool = False) -> np.ndarray:
+        """Row i: ``profiles[i]._log_delta(eps)`` (``_log_delta_lower`` with ``lower``), for
+        profiles that are all instances of ``cls`` exactly; shape ``(len(profiles), eps.size)``.
+
+        The default evaluates them one by one. A family whose values are one elementwise
+        formula in a parameter (the Gaussian and Laplace θ) overrides it with one broadcast
+        evaluation: the same operations on every element, so the same values and the same
+        error bounds as the separate calls (see :func:`log_delta_rows`).
+        """
+        out = np.empty((len(profiles), eps.size))
+        for i, prof in enumerate(profiles):
+            out[i] = prof._log_delta_lower(eps) if lower else prof._log_delta(eps)
+        return out
 
     def _mgf_tail(self, s: float, start: float) -> float | None:
         """An upper bound on ``∫_start^∞ e^{sε} δ(ε) dε``, or ``None`` if the profile cannot
