@@ -38,6 +38,7 @@ from .._numerics import (
     deamplify_eps,
     log1mexp,
     logsumexp_signed,
+    lse_error,
     round_down_log,
     round_up_log,
 )
@@ -374,7 +375,11 @@ class PoissonSubstitutionProfile(PrivacyProfile):
                 e_k = np.where(np.isfinite(e_k), e_k - ULP * (np.abs(e_k) + 1.0), e_k)
             terms = self._log_w_in[:, None] + self.base._log_delta_extended(
                 e_k.reshape(-1)).reshape(e_k.shape)
-            out[sel] = logsumexp_signed(terms, axis=0)[0] if terms.size else -np.inf
+            if terms.size:
+                lse = logsumexp_signed(terms, axis=0)[0]
+                out[sel] = lse + lse_error(terms.shape[0], lse)  # its own rounding, upward
+            else:
+                out[sel] = -np.inf
         return np.logaddexp(out, self._log_const)
 
     def _log_delta(self, eps_prime):
@@ -446,6 +451,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
             else:
                 terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
         inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
+        inner_sum = inner_sum - lse_error(len(terms), inner_sum)  # its own rounding, downward
         second = log_g + log_1mb + inner_sum
         with np.errstate(invalid="ignore"):
             total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
