@@ -492,26 +492,31 @@ class BlackBoxGroupProfile(PrivacyProfile):
         inf = np.isinf(u)
         return np.where(inf, np.inf, log_sum), np.where(inf, 0.0, err)
 
-    def _log_vadhan(self, eps: np.ndarray) -> np.ndarray:
+    def _log_vadhan(self, eps: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
+        """Upper values of log min(1, V(ε)); ``base``: the base profile's upper values at
+        ``_base_arg(eps, −inf)`` when the caller has them already."""
         u = self._base_arg(eps, -np.inf)
         log_sum, err = self._log_sum(eps, u)
+        if base is None:
+            base = self.base._log_delta(u)
         with np.errstate(invalid="ignore"):
             log_sum = log_sum + err
-            base = self.base._log_delta(u)
             # the sum rounds by ½ ulp of its two terms (they can cancel)
             out = log_sum + base
             out = out + np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
         out = np.where(np.isneginf(base), -np.inf, out)
         return np.minimum(out, 0.0)
 
-    def _log_vadhan_lower(self, eps: np.ndarray) -> np.ndarray:
+    def _log_vadhan_lower(self, eps: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
         """Lower bound on log min(1, V(ε)): the same terms with ε/k rounded up (the factor
-        (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted."""
+        (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted
+        (``base``: the base profile's lower values at ``_base_arg(eps, +inf)``, if known)."""
         u = self._base_arg(eps, np.inf)
         log_sum, err = self._log_sum(eps, u)
+        if base is None:
+            base = self.base._log_delta_lower(u)
         with np.errstate(invalid="ignore"):
             log_sum = log_sum - err
-            base = self.base._log_delta_lower(u)
             out = log_sum + base
             out = out - np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
         out = np.where(np.isneginf(base), -np.inf, out)
@@ -525,18 +530,36 @@ class BlackBoxGroupProfile(PrivacyProfile):
     def _running_min_lower(self) -> np.ndarray:
         return np.minimum.accumulate(self._log_vadhan_lower(_GROUP_GRID))
 
-    def _log_delta(self, eps):
-        direct = self._log_vadhan(eps)
+    def _log_delta(self, eps, base=None):
+        direct = self._log_vadhan(eps, base)
         idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
         envelope = self._running_min[np.clip(idx, 0, None)]
         return np.minimum(direct, envelope)
 
-    def _log_delta_lower(self, eps):
+    def _log_delta_lower(self, eps, base=None):
         # min is non-decreasing in each argument: the min of lower bounds bounds the min below
-        direct = self._log_vadhan_lower(eps)
+        direct = self._log_vadhan_lower(eps, base)
         idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
         envelope = self._running_min_lower[np.clip(idx, 0, None)]
         return np.minimum(direct, envelope)
+
+    @classmethod
+    def _log_delta_rows(cls, profiles, eps, lower=False):
+        # groups of one base profile: the base is evaluated once, at every group's argument ε/k
+        # (rounded as in the group's own call), and each row is the group's own formula on its
+        # share of those values
+        base = profiles[0].base
+        if any(p.base is not base for p in profiles):
+            return PrivacyProfile._log_delta_rows(profiles, eps, lower)
+        direction = np.inf if lower else -np.inf
+        args = np.concatenate([p._base_arg(eps, direction) for p in profiles])
+        values = (base._log_delta_lower(args) if lower else base._log_delta(args)).reshape(
+            len(profiles), eps.size)
+        out = np.empty((len(profiles), eps.size))
+        for i, prof in enumerate(profiles):
+            out[i] = (prof._log_delta_lower(eps, values[i]) if lower
+                      else prof._log_delta(eps, values[i]))
+        return out
 
     @property
     def pure_epsilon(self) -> float:
