@@ -492,10 +492,10 @@ class BlackBoxGroupProfile(PrivacyProfile):
         inf = np.isinf(u)
         return np.where(inf, np.inf, log_sum), np.where(inf, 0.0, err)
 
-    def _log_vadhan(self, eps: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
-        """Upper values of log min(1, V(ε)); ``base``: the base profile's upper values at
-        ``_base_arg(eps, −inf)`` when the caller has them already."""
-        u = self._base_arg(eps, -np.inf)
+    def _log_vadhan(self, eps: np.ndarray, base: tuple | None = None) -> np.ndarray:
+        """Upper values of log min(1, V(ε)); ``base``: ``(u, values)``, u = ``_base_arg(eps,
+        −inf)`` and the base profile's upper values there, when the caller has them already."""
+        u, base = (self._base_arg(eps, -np.inf), None) if base is None else base
         log_sum, err = self._log_sum(eps, u)
         if base is None:
             base = self.base._log_delta(u)
@@ -507,11 +507,12 @@ class BlackBoxGroupProfile(PrivacyProfile):
         out = np.where(np.isneginf(base), -np.inf, out)
         return np.minimum(out, 0.0)
 
-    def _log_vadhan_lower(self, eps: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:
+    def _log_vadhan_lower(self, eps: np.ndarray, base: tuple | None = None) -> np.ndarray:
         """Lower bound on log min(1, V(ε)): the same terms with ε/k rounded up (the factor
         (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted
-        (``base``: the base profile's lower values at ``_base_arg(eps, +inf)``, if known)."""
-        u = self._base_arg(eps, np.inf)
+        (``base``: ``(u, values)``, u = ``_base_arg(eps, +inf)`` and the base profile's lower
+        values there, if known)."""
+        u, base = (self._base_arg(eps, np.inf), None) if base is None else base
         log_sum, err = self._log_sum(eps, u)
         if base is None:
             base = self.base._log_delta_lower(u)
@@ -552,13 +553,13 @@ class BlackBoxGroupProfile(PrivacyProfile):
         if any(p.base is not base for p in profiles):
             return PrivacyProfile._log_delta_rows(profiles, eps, lower)
         direction = np.inf if lower else -np.inf
-        args = np.concatenate([p._base_arg(eps, direction) for p in profiles])
-        values = (base._log_delta_lower(args) if lower else base._log_delta(args)).reshape(
-            len(profiles), eps.size)
+        args = [p._base_arg(eps, direction) for p in profiles]
+        values = base._log_delta_lower if lower else base._log_delta
+        values = values(np.concatenate(args)).reshape(len(profiles), eps.size)
         out = np.empty((len(profiles), eps.size))
         for i, prof in enumerate(profiles):
-            out[i] = (prof._log_delta_lower(eps, values[i]) if lower
-                      else prof._log_delta(eps, values[i]))
+            given = (args[i], values[i])
+            out[i] = prof._log_delta_lower(eps, given) if lower else prof._log_delta(eps, given)
         return out
 
     @property
