@@ -19,6 +19,7 @@ from conformance import references as ref
 from privamp import GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.amplification import amplify
 from privamp.amplification import subsampling as sub
+from privamp.mechanisms import gaussian
 from privamp.mechanisms.gaussian import GaussianProfile, gaussian_log_delta_bounds
 from privamp.mechanisms.laplace import LaplaceProfile
 from privamp.profiles import BlackBoxGroupProfile, log_delta_rows
@@ -33,8 +34,10 @@ def _same(a, b):
     return a.shape == b.shape and bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
 
 
+@pytest.mark.parametrize("row_by_row", [1, 1 << 30])
 @pytest.mark.parametrize("lower", [False, True])
-def test_gaussian_rows_equal_separate_calls(lower):
+def test_gaussian_rows_equal_separate_calls(monkeypatch, lower, row_by_row):
+    monkeypatch.setattr(gaussian, "_ROW_BY_ROW", row_by_row)  # both ways of evaluating rows
     thetas = [0.0, 1e-310, 1e-8, 1e-3, 0.3, 1.0, 2.0, 7.5, 1e2, 1e4, 1e154]
     profs = [GaussianProfile(t, theta_lower=t * 0.999) for t in thetas]
     rows = log_delta_rows(profs, EPS, lower)

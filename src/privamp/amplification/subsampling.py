@@ -182,19 +182,23 @@ class AmplifiedProfile(PrivacyProfile):
             block = min(2 * block, max(1, -(-_BLOCK_VALUES // active.size)))
             stop = min(len(groups), t + block)
             values = log_delta_rows(groups[t:stop], eps[active], lower)
-            cols = np.arange(active.size)  # columns of ``values`` still running
+            cols = None  # columns of ``values`` still running (None: all)
             for j in range(stop - t):
-                if cols.size == 0:
+                idx = active if cols is None else active[cols]
+                if idx.size == 0:
                     break
-                idx = active[cols]
+                row = values[j] if cols is None else values[j, cols]
                 with np.errstate(invalid="ignore"):
-                    acc[idx] = np.logaddexp(acc[idx], log_w[t + j] + values[j, cols])
+                    acc[idx] = np.logaddexp(acc[idx], log_w[t + j] + row)
                 done = left[t + j + 1] <= acc[idx] + rel
-                if np.any(done) and not lower:
-                    fin = idx[done]
-                    acc[fin] = np.logaddexp(acc[fin], left[t + j + 1])
-                cols = cols[~done]
-            active = active[cols]
+                if np.any(done):
+                    if not lower:
+                        fin = idx[done]
+                        acc[fin] = np.logaddexp(acc[fin], left[t + j + 1])
+                    keep = ~done
+                    cols = np.flatnonzero(keep) if cols is None else cols[keep]
+            if cols is not None:
+                active = active[cols]
             t = stop
         # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
         margin = (64 + 4 * len(groups)) * ULP

@@ -70,6 +70,8 @@ _MAX_FLOAT = float(np.finfo(float).max)
 _MIN_NORMAL = float(np.finfo(float).tiny)
 _SAFE = 32 * ULP  # per-value error allowance (privamp._special's functions: within 4 ulp)
 _SUBNORMAL = math.ulp(0.0)
+#: rows of at least this many points are evaluated one θ at a time (see _log_delta_rows)
+_ROW_BY_ROW = 4096
 _TWO_OVER_SQRTPI = 2.0 / _SQRTPI
 
 
@@ -350,6 +352,13 @@ class GaussianProfile(PrivacyProfile):
         # one call of the elementwise bounds over the (θ, ε) grid: each element is computed as
         # in its profile's own call (gaussian_log_delta_bounds with an array θ)
         theta = np.array([p.theta_lower if lower else p.theta for p in profiles], dtype=float)
+        if eps.size >= _ROW_BY_ROW:
+            # long rows: the per-call cost is negligible, a scalar θ saves the θ array's traffic
+            out = np.empty((theta.size, eps.size))
+            for i, th in enumerate(theta.tolist()):
+                lo, up = gaussian_log_delta_bounds(th, eps, lower=lower, upper=not lower)
+                out[i] = lo if lower else up
+            return out
         grid_theta = np.repeat(theta, eps.size)
         grid_eps = np.tile(eps, theta.size)
         lo, up = gaussian_log_delta_bounds(grid_theta, grid_eps, lower=lower, upper=not lower)
