@@ -28,6 +28,7 @@ from privamp._numerics import (
     log_sub,
     log_sub_sign,
     logsumexp_signed,
+    lse_error,
     mul_up,
     next_up,
     round_down_log,
@@ -291,6 +292,84 @@ def test_logsumexp_signed_exact_cancellation_and_axis():
     np.testing.assert_allclose(v, [math.log(math.e - 1), math.log(math.e**3 - math.e**2)],
                                rtol=1e-14)
     np.testing.assert_array_equal(s, [-1.0, 1.0])
+
+
+def _adversarial_exponents(rng, kind, n):
+    if kind == "normal":
+        return rng.normal(0, 1, n)
+    if kind == "huge-range":
+        return rng.uniform(-800, 800, n)
+    if kind == "enormous":
+        return rng.uniform(-1e300, 1e300, n)
+    if kind == "minus-inf":
+        return np.where(rng.random(n) < 0.4, -np.inf, rng.normal(0, 50, n))
+    if kind == "subnormal":
+        return rng.normal(0, 1, n) * 1e-310
+    if kind == "near-overflow":
+        return 1.7e308 - rng.uniform(0, 1e300, n)
+    if kind == "underflowing-terms":
+        return np.append(rng.uniform(-760, -700, n), 0.0)
+    return np.array([rng.normal(0, 1e5)])  # one term
+
+
+@pytest.mark.parametrize("kind", ["normal", "huge-range", "enormous", "minus-inf", "subnormal",
+                                  "near-overflow", "underflowing-terms", "one-term"])
+def test_logsumexp_signed_error_bound_adversarial(kind):
+    """The NumPy log-sum-exp is within its stated error bound of a 200-bit mpmath sum on
+    adversarial exponents: huge ranges, −inf entries, subnormal exponents, terms whose e^{a − M}
+    underflow to subnormals or 0, values near the float limit."""
+    rng = np.random.default_rng(sum(map(ord, kind)))
+    with mpmath.workprec(200):
+        for _ in range(150):
+            n = int(rng.integers(1, 80))
+            a = _adversarial_exponents(rng, kind, n)
+            v, s = logsumexp_signed(a)
+            fin = a[np.isfinite(a)]
+            if fin.size == 0:
+                assert v == -INF and s == 0.0
+                continue
+            top = mpmath.mpf(float(np.max(fin)))
+            exact = top + mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(float(x)) - top)
+                                                 for x in fin))
+            assert s == 1.0
+            assert abs(mpmath.mpf(float(v)) - exact) <= lse_error(fin.size, float(exact))
+
+
+def test_logsumexp_signed_signed_cancellation_and_special_values():
+    """Mixed signs: the error is relative to the largest term (as the docstring says), the sign
+    is exact whenever the sum is not within that error of 0; special values as SciPy's."""
+    rng = np.random.default_rng(7)
+    with mpmath.workprec(200):
+        for _ in range(300):
+            n = int(rng.integers(2, 40))
+            a = rng.normal(0, 3, n)
+            b = rng.choice([-1.0, 1.0], n) * rng.uniform(0.5, 1.5, n)
+            v, s = logsumexp_signed(a, b=b)
+            exact = mpmath.fsum(mpmath.mpf(float(bi)) * mpmath.exp(mpmath.mpf(float(ai)))
+                                for ai, bi in zip(a, b, strict=True))
+            big = float(np.max(np.abs(b) * np.exp(a)))
+            got = 0.0 if v == -INF else float(s) * math.exp(float(v))
+            assert abs(got - exact) <= 16 * n * ULP * big
+            if abs(exact) > 32 * n * ULP * big:
+                assert s == (1.0 if exact > 0 else -1.0)
+    assert logsumexp_signed([-INF, -INF]) == (-INF, 0.0)
+    assert logsumexp_signed([INF, 0.0]) == (INF, 1.0)
+    assert logsumexp_signed([1.0, 2.0], b=[-1.0, -1.0])[1] == -1.0
+    v, s = logsumexp_signed([INF, INF], b=[1.0, -1.0])
+    assert math.isnan(v) and math.isnan(s)
+    assert math.isnan(logsumexp_signed([math.nan, 1.0])[0])
+    assert logsumexp_signed(np.zeros(0)) == (-INF, 0.0)
+    v, s = logsumexp_signed(np.zeros((2, 0)), axis=1)
+    np.testing.assert_array_equal(v, [-INF, -INF])
+    v, s = logsumexp_signed([0.0, 1.0], b=[0.0, 0.0])
+    assert v == -INF and s == 0.0
+    # subnormal weights keep their precision (folded into the exponents)
+    v, _ = logsumexp_signed([0.0, 0.0], b=[5e-324, 1e-320])
+    assert abs(v - math.log(5e-324 + 1e-320)) < 1e-12
+    mat = rng.normal(size=(6, 5, 4))
+    for axis in (0, 1, 2, -1):
+        np.testing.assert_allclose(logsumexp_signed(mat, axis=axis)[0],
+                                   special.logsumexp(mat, axis=axis), rtol=1e-14)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,14 @@ from typing import Any
 
 import numpy as np
 
-from ._numerics import ULP, log1mexp, logsumexp_signed, round_down_log, round_up_log
+from ._numerics import (
+    ULP,
+    log1mexp,
+    logsumexp_signed,
+    lse_error,
+    round_down_log,
+    round_up_log,
+)
 from ._validation import check_int, check_pmf, check_real, check_real_array
 from .errors import InvalidParameterError
 
@@ -192,12 +199,14 @@ def log_hockey_stick(p: Any, q: Any, eps: Any, *, round_up: bool = False,
     if round_up or round_down:
         # each term within a few ulp of its magnitude (log p ½ ulp, log1mexp a few): their
         # weighted mean magnitude is at most |log Σ| + log n (an entropy bound), covered by
-        # 2 ulp (1 + |log Σ|) + (4 + ⌈log2 n⌉) ulp, with the log-sum-exp's own rounding
+        # 2 ulp (1 + |log Σ|) + (4 + ⌈log2 n⌉) ulp; the log-sum-exp's own rounding on top
+        # (lse_error: the terms are of one sign)
         n = max(int(mask.sum()), 2)
+        lse = lse_error(n, out)
         if round_up:
-            out = round_up_log(out, (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
+            out = round_up_log(out, (4.0 + math.ceil(math.log2(n))) * ULP + lse, ulps=2)
         else:
-            out = round_down_log(out - (4.0 + math.ceil(math.log2(n))) * ULP, ulps=2)
+            out = round_down_log(out - (4.0 + math.ceil(math.log2(n))) * ULP - lse, ulps=2)
     out = out.reshape(eps_arr.shape)
     return float(out) if out.ndim == 0 else out
 

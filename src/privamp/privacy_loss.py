@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import _special
-from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed, up_ulps
+from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed, lse_error, up_ulps
 from ._validation import check_int, check_real, check_real_array, check_rng
 from .divergences import align
 from .errors import NumericalError
@@ -340,6 +340,9 @@ def _bracket_integral(profile, s: float, T: float, rtol: float, max_cells: int):
             lo_terms = np.minimum(np.logaddexp(lb + w0_lo, sec), up_terms)
         up_log, _ = logsumexp_signed(up_terms)
         lo_log, _ = logsumexp_signed(lo_terms)
+        # the log-sum-exps' own rounding (terms of one sign), outward
+        up_log = float(up_log + lse_error(up_terms.size, up_log))
+        lo_log = float(lo_log - lse_error(lo_terms.size, lo_log))
         if up_log == -math.inf:
             return 0.0, 0.0
         gap = np.exp(up_terms - up_log) - np.exp(lo_terms - up_log)

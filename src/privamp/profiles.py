@@ -88,6 +88,29 @@ def _scalar_or_array(arr: np.ndarray, like: np.ndarray):
     return float(arr) if arr.ndim == 0 else arr
 
 
+def log_delta_rows(profiles, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+    """``[p._log_delta(eps) for p in profiles]`` as a 2-D array (lower values with ``lower``).
+
+    When every profile is of one class, that class's :meth:`PrivacyProfile._log_delta_rows`
+    evaluates them together (one broadcast call for the white-box families); otherwise, and
+    for classes without a batched form, one call per profile.
+    """
+    profiles = list(profiles)
+    eps = np.asarray(eps, dtype=float).reshape(-1)
+    # one evaluation per distinct object (randomized response's δ_k is δ itself for every k)
+    first: dict[int, int] = {}
+    rows = np.array([first.setdefault(id(p), len(first)) for p in profiles], dtype=np.intp)
+    distinct = list({id(p): p for p in profiles}.values())
+    kinds = {type(p) for p in distinct}
+    kind = kinds.pop() if len(kinds) == 1 else PrivacyProfile
+    # only a class's own batched form: a subclass that changes _log_delta must not inherit its
+    # parent's broadcast formula
+    if "_log_delta_rows" not in vars(kind):
+        kind = PrivacyProfile
+    out = kind._log_delta_rows(distinct, eps, lower)
+    return out if len(distinct) == len(profiles) else out[rows]
+
+
 class PrivacyProfile(abc.ABC):
     """A privacy profile ε ↦ δ(ε) with respect to a neighbouring relation.
 
@@ -143,6 +166,22 @@ class PrivacyProfile(abc.ABC):
     def _white_box_group(self, k: int) -> PrivacyProfile | None:
         """The white-box group profile δ_k, or ``None`` when only the black-box bound is known."""
         return None
+
+    @classmethod
+    def _log_delta_rows(cls, profiles: list[PrivacyProfile], eps: np.ndarray,
+                        lower: bool = False) -> np.ndarray:
+        """Row i: ``profiles[i]._log_delta(eps)`` (``_log_delta_lower`` with ``lower``), for
+        profiles that are all instances of ``cls`` exactly; shape ``(len(profiles), eps.size)``.
+
+        The default evaluates them one by one. A family whose values are one elementwise
+        formula in a parameter (the Gaussian and Laplace θ) overrides it with one broadcast
+        evaluation: the same operations on every element, so the same values and the same
+        error bounds as the separate calls (see :func:`log_delta_rows`).
+        """
+        out = np.empty((len(profiles), eps.size))
+        for i, prof in enumerate(profiles):
+            out[i] = prof._log_delta_lower(eps) if lower else prof._log_delta(eps)
+        return out
 
     def _mgf_tail(self, s: float, start: float) -> float | None:
         """An upper bound on ``∫_start^∞ e^{sε} δ(ε) dε``, or ``None`` if the profile cannot
@@ -453,26 +492,32 @@ class BlackBoxGroupProfile(PrivacyProfile):
         inf = np.isinf(u)
         return np.where(inf, np.inf, log_sum), np.where(inf, 0.0, err)
 
-    def _log_vadhan(self, eps: np.ndarray) -> np.ndarray:
-        u = self._base_arg(eps, -np.inf)
+    def _log_vadhan(self, eps: np.ndarray, base: tuple | None = None) -> np.ndarray:
+        """Upper values of log min(1, V(ε)); ``base``: ``(u, values)``, u = ``_base_arg(eps,
+        −inf)`` and the base profile's upper values there, when the caller has them already."""
+        u, base = (self._base_arg(eps, -np.inf), None) if base is None else base
         log_sum, err = self._log_sum(eps, u)
+        if base is None:
+            base = self.base._log_delta(u)
         with np.errstate(invalid="ignore"):
             log_sum = log_sum + err
-            base = self.base._log_delta(u)
             # the sum rounds by ½ ulp of its two terms (they can cancel)
             out = log_sum + base
             out = out + np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
         out = np.where(np.isneginf(base), -np.inf, out)
         return np.minimum(out, 0.0)
 
-    def _log_vadhan_lower(self, eps: np.ndarray) -> np.ndarray:
+    def _log_vadhan_lower(self, eps: np.ndarray, base: tuple | None = None) -> np.ndarray:
         """Lower bound on log min(1, V(ε)): the same terms with ε/k rounded up (the factor
-        (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted."""
-        u = self._base_arg(eps, np.inf)
+        (e^ε − 1)/(e^u − 1) decreases in u, δ does not increase) and the margins subtracted
+        (``base``: ``(u, values)``, u = ``_base_arg(eps, +inf)`` and the base profile's lower
+        values there, if known)."""
+        u, base = (self._base_arg(eps, np.inf), None) if base is None else base
         log_sum, err = self._log_sum(eps, u)
+        if base is None:
+            base = self.base._log_delta_lower(u)
         with np.errstate(invalid="ignore"):
             log_sum = log_sum - err
-            base = self.base._log_delta_lower(u)
             out = log_sum + base
             out = out - np.where(np.isfinite(out), ULP * (np.abs(log_sum) + np.abs(base)), 0.0)
         out = np.where(np.isneginf(base), -np.inf, out)
@@ -486,18 +531,36 @@ class BlackBoxGroupProfile(PrivacyProfile):
     def _running_min_lower(self) -> np.ndarray:
         return np.minimum.accumulate(self._log_vadhan_lower(_GROUP_GRID))
 
-    def _log_delta(self, eps):
-        direct = self._log_vadhan(eps)
+    def _log_delta(self, eps, base=None):
+        direct = self._log_vadhan(eps, base)
         idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
         envelope = self._running_min[np.clip(idx, 0, None)]
         return np.minimum(direct, envelope)
 
-    def _log_delta_lower(self, eps):
+    def _log_delta_lower(self, eps, base=None):
         # min is non-decreasing in each argument: the min of lower bounds bounds the min below
-        direct = self._log_vadhan_lower(eps)
+        direct = self._log_vadhan_lower(eps, base)
         idx = np.searchsorted(_GROUP_GRID, eps, side="right") - 1
         envelope = self._running_min_lower[np.clip(idx, 0, None)]
         return np.minimum(direct, envelope)
+
+    @classmethod
+    def _log_delta_rows(cls, profiles, eps, lower=False):
+        # groups of one base profile: the base is evaluated once, at every group's argument ε/k
+        # (rounded as in the group's own call), and each row is the group's own formula on its
+        # share of those values
+        base = profiles[0].base
+        if any(p.base is not base for p in profiles):
+            return PrivacyProfile._log_delta_rows(profiles, eps, lower)
+        direction = np.inf if lower else -np.inf
+        args = [p._base_arg(eps, direction) for p in profiles]
+        values = base._log_delta_lower if lower else base._log_delta
+        values = values(np.concatenate(args)).reshape(len(profiles), eps.size)
+        out = np.empty((len(profiles), eps.size))
+        for i, prof in enumerate(profiles):
+            given = (args[i], values[i])
+            out[i] = prof._log_delta_lower(eps, given) if lower else prof._log_delta(eps, given)
+        return out
 
     @property
     def pure_epsilon(self) -> float:

@@ -38,13 +38,14 @@ from .._numerics import (
     deamplify_eps,
     log1mexp,
     logsumexp_signed,
+    lse_error,
     round_down_log,
     round_up_log,
 )
 from .._validation import check_enum, check_int, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
-from ..profiles import GroupPrivacy, PrivacyProfile
+from ..profiles import GroupPrivacy, PrivacyProfile, log_delta_rows
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
 from ..sampling.schemes import Poisson, SamplingScheme
@@ -60,6 +61,9 @@ __all__ = [
 R = NeighbouringRelation.ADD_REMOVE
 #: Theorem 14 with at most this many shifts is summed term by term; with more, tabulated
 _DIRECT_SHIFTS = 48
+#: the multiplicity sum evaluates about this many (term, point) values per call of the group
+#: profiles (see AmplifiedProfile._log_sum)
+_BLOCK_VALUES = 1 << 14
 S = NeighbouringRelation.SUBSTITUTE
 
 
@@ -154,6 +158,14 @@ class AmplifiedProfile(PrivacyProfile):
         instead of one per multiplicity. The lower side uses the group profiles' lower values,
         drops the remaining weight (every term is ≥ 0) and the tail mass, and subtracts the
         rounding margin the upper side adds.
+
+        The group profiles are evaluated in blocks of consecutive terms on the points still
+        running at the block's start, one :func:`log_delta_rows` call per block (one broadcast
+        evaluation for the Gaussian and Laplace groups; one term per block when there are many
+        points, more when there are few); the terms are then
+        added one at a time with the per-point stop above, so every point sums exactly the terms
+        it summed when each group was evaluated alone (a point that stops inside a block leaves
+        the rest of its block's values unused).
         """
         log_w, groups, left = self._by_weight
         acc = np.full(eps.size, -np.inf)
@@ -162,17 +174,32 @@ class AmplifiedProfile(PrivacyProfile):
         # lower side drops it, and the PLD engine's lower side reads differences of the curve
         # at fine spacings, so it keeps 1e-17
         rel = math.log(1e-17 if lower else 1e-12)
-        for t, (lw, grp) in enumerate(zip(log_w, groups, strict=True)):
-            if active.size == 0:
-                break
-            term = grp._log_delta_lower(eps[active]) if lower else grp._log_delta(eps[active])
-            with np.errstate(invalid="ignore"):
-                acc[active] = np.logaddexp(acc[active], lw + term)
-            done = left[t + 1] <= acc[active] + rel
-            if np.any(done) and not lower:
-                idx = active[done]
-                acc[idx] = np.logaddexp(acc[idx], left[t + 1])
-            active = active[~done]
+        t, block = 0, 1
+        while t < len(groups) and active.size:
+            # about _BLOCK_VALUES values per call (at least one term; the block at most doubles
+            # from one call to the next): many points take one term per call, as cache-sized
+            # arrays, few points many terms per call (the per-call overhead dominates there)
+            block = min(2 * block, max(1, -(-_BLOCK_VALUES // active.size)))
+            stop = min(len(groups), t + block)
+            values = log_delta_rows(groups[t:stop], eps[active], lower)
+            cols = None  # columns of ``values`` still running (None: all)
+            for j in range(stop - t):
+                idx = active if cols is None else active[cols]
+                if idx.size == 0:
+                    break
+                row = values[j] if cols is None else values[j, cols]
+                with np.errstate(invalid="ignore"):
+                    acc[idx] = np.logaddexp(acc[idx], log_w[t + j] + row)
+                done = left[t + j + 1] <= acc[idx] + rel
+                if np.any(done):
+                    if not lower:
+                        fin = idx[done]
+                        acc[fin] = np.logaddexp(acc[fin], left[t + j + 1])
+                    keep = ~done
+                    cols = np.flatnonzero(keep) if cols is None else cols[keep]
+            if cols is not None:
+                active = active[cols]
+            t = stop
         # pmf entries carry a few ulp of relative error each; the log-add-exps a few more each
         margin = (64 + 4 * len(groups)) * ULP
         if lower:
@@ -352,7 +379,11 @@ class PoissonSubstitutionProfile(PrivacyProfile):
                 e_k = np.where(np.isfinite(e_k), e_k - ULP * (np.abs(e_k) + 1.0), e_k)
             terms = self._log_w_in[:, None] + self.base._log_delta_extended(
                 e_k.reshape(-1)).reshape(e_k.shape)
-            out[sel] = logsumexp_signed(terms, axis=0)[0] if terms.size else -np.inf
+            if terms.size:
+                lse = logsumexp_signed(terms, axis=0)[0]
+                out[sel] = lse + lse_error(terms.shape[0], lse)  # its own rounding, upward
+            else:
+                out[sel] = -np.inf
         return np.logaddexp(out, self._log_const)
 
     def _log_delta(self, eps_prime):
@@ -424,6 +455,7 @@ class PoissonSubstitutionProfile(PrivacyProfile):
             else:
                 terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
         inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
+        inner_sum = inner_sum - lse_error(len(terms), inner_sum)  # its own rounding, downward
         second = log_g + log_1mb + inner_sum
         with np.errstate(invalid="ignore"):
             total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))

@@ -70,6 +70,8 @@ _MAX_FLOAT = float(np.finfo(float).max)
 _MIN_NORMAL = float(np.finfo(float).tiny)
 _SAFE = 32 * ULP  # per-value error allowance (privamp._special's functions: within 4 ulp)
 _SUBNORMAL = math.ulp(0.0)
+#: rows of at least this many points are evaluated one θ at a time (see _log_delta_rows)
+_ROW_BY_ROW = 4096
 _TWO_OVER_SQRTPI = 2.0 / _SQRTPI
 
 
@@ -137,9 +139,13 @@ def gaussian_log_delta_lower(theta: float, eps: np.ndarray) -> np.ndarray:
     return gaussian_log_delta_bounds(theta, eps, upper=False)[0]
 
 
-def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = True,
+def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, lower: bool = True,
                               upper: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(lower, upper)`` bounds on log δ(ε) of Theorem 4 with θ = Δ/σ, for a 1-D array ε ≥ 0.
+
+    ``theta`` is a float or an array of ε's shape (one θ per point: several group profiles
+    evaluated in one call). Every operation is elementwise, so each element gets exactly the
+    value and the margin it gets from a call with its θ alone.
 
     One evaluation gives a central value and a bound on its error; the upper bound is value +
     margin (then the ceilings log Φ(a) and log(Φ(a) − Φ(b))), the lower value − margin. Where the
@@ -158,14 +164,15 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
     eps = np.asarray(eps, dtype=float)
     lo = np.full(eps.shape, -np.inf)
     up = np.full(eps.shape, -np.inf)
-    if theta == 0.0:
+    theta_in = np.broadcast_to(np.asarray(theta, dtype=float), eps.shape)
+    if not np.any(theta_in > 0.0):
         return lo, up
+    # θ = 0: δ ≡ 0 (both −inf, left out of every region below).
     # δ grows with θ: a subnormal θ (θ/2 would lose its last bits) is raised to the smallest
     # normal float for the upper value; the lower value is then −inf (no information)
-    if theta < _MIN_NORMAL:
-        lower = False
-    theta = max(theta, _MIN_NORMAL)
-    finite = np.isfinite(eps)
+    no_lower = theta_in < _MIN_NORMAL
+    theta = np.maximum(theta_in, _MIN_NORMAL)
+    finite = np.isfinite(eps) & (theta_in > 0.0)
     with np.errstate(over="ignore"):
         a = theta / 2 - eps / theta
         s = theta / 2 + eps / theta  # −b
@@ -224,13 +231,14 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
                 lo[region_b] = np.fmax(lo1, lo2)
         if np.any(region_a):
             e = eps[region_a]
+            th = theta[region_a]
             aa, sa, daa = a[region_a], s[region_a], da[region_a]
             u = -aa / _SQRT2
             v = sa / _SQRT2
             duv = 4 * ULP * v  # absolute error bound of u and of v
             eu = _special.erfcx(u)
             ev = _special.erfcx(v)
-            gap = theta * theta / (e - theta * theta / 2)  # (v − u)/u
+            gap = th * th / (e - th * th / 2)  # (v − u)/u
             close = gap < 1e-6
             diff = eu - ev
             log_diff = np.log(diff)
@@ -245,8 +253,13 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
             use_bound = close | ~direct
             # where the interval [u, v] is short (absolutely or relative to u) the quadrature
             # rules are accurate to ~(v − u)² and beat the difference, which loses eu/diff
-            short = use_bound | (gap < 1e-3) | (theta < 1e-3)
-            width = math.log(theta / _SQRT2)  # v − u = θ/√2: log within 2 ulp
+            short = use_bound | (gap < 1e-3) | (th < 1e-3)
+            # v − u = θ/√2: log within 2 ulp (math.log, once per distinct θ)
+            if th.size and th.min() == th.max():
+                width = np.full(th.shape, math.log(float(th[0]) / _SQRT2))
+            else:
+                th_values, th_index = np.unique(th, return_inverse=True)
+                width = np.array([math.log(t / _SQRT2) for t in th_values.tolist()])[th_index]
             # −a²/2: the argument error moves it by at most |a|·da (+ da²)
             e_sq = np.abs(aa) * daa * (1 + 1e-9) + daa * daa
             head = -aa * aa / 2 + _LOG_HALF
@@ -260,7 +273,7 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
                     r_t = _SAFE + 2 * ULP + np.maximum(
                         du_rel + _arg_rel(u[short], dd, du, du_rel),
                         dv_rel + _arg_rel(v[short], dd, dv, dv_rel))
-                    trap = width + np.log(0.5 * (du + dv)) + np.log1p(r_t)
+                    trap = width[short] + np.log(0.5 * (du + dv)) + np.log1p(r_t)
                     log_up[short] = np.where(close[short], trap, np.fmin(log_up[short], trap))
                 # a² carries ~5 ulp·a²/2 of rounding: an error of the logarithm itself, covered
                 # (with the rounding of the logarithms and of the sum) by 16 ulp·(1 + |sum|), as
@@ -287,7 +300,7 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
                     dm, dm_rel = _neg_erfcx_prime(m, lower=True)
                     r_m = _SAFE + 2 * ULP + dm_rel + _arg_rel(m, dm_err, dm, dm_rel)
                     mid_lo = np.where((r_m < 1) & (dm > 0),
-                                      width + np.log(dm) + np.log1p(-np.minimum(r_m, 1.0)),
+                                      width[mid] + np.log(dm) + np.log1p(-np.minimum(r_m, 1.0)),
                                       -np.inf)
                     log_lo[mid] = np.fmax(log_lo[mid], mid_lo)
                 val = round_down_log(head + log_lo - e_sq, ulps=16)
@@ -295,6 +308,7 @@ def gaussian_log_delta_bounds(theta: float, eps: np.ndarray, *, lower: bool = Tr
     # δ(ε) > 0 at every finite ε when θ > 0: a logarithm below the float range is reported as
     # the most negative float, never −inf (which would certify (ε, 0)-DP)
     up = np.where(finite & (up < -_MAX_FLOAT), -_MAX_FLOAT, up)
+    lo = np.where(no_lower, -np.inf, lo)
     return np.minimum(lo, 0.0), np.minimum(up, 0.0)
 
 
@@ -332,6 +346,23 @@ class GaussianProfile(PrivacyProfile):
 
     def _log_delta_lower(self, eps):
         return gaussian_log_delta_lower(self.theta_lower, eps)
+
+    @classmethod
+    def _log_delta_rows(cls, profiles, eps, lower=False):
+        # one call of the elementwise bounds over the (θ, ε) grid: each element is computed as
+        # in its profile's own call (gaussian_log_delta_bounds with an array θ)
+        theta = np.array([p.theta_lower if lower else p.theta for p in profiles], dtype=float)
+        if eps.size >= _ROW_BY_ROW:
+            # long rows: the per-call cost is negligible, a scalar θ saves the θ array's traffic
+            out = np.empty((theta.size, eps.size))
+            for i, th in enumerate(theta.tolist()):
+                lo, up = gaussian_log_delta_bounds(th, eps, lower=lower, upper=not lower)
+                out[i] = lo if lower else up
+            return out
+        grid_theta = np.repeat(theta, eps.size)
+        grid_eps = np.tile(eps, theta.size)
+        lo, up = gaussian_log_delta_bounds(grid_theta, grid_eps, lower=lower, upper=not lower)
+        return (lo if lower else up).reshape(theta.size, eps.size)
 
     @property
     def pure_epsilon(self) -> float:

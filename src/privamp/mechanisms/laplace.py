@@ -51,27 +51,42 @@ class LaplaceProfile(PrivacyProfile):
         self.theta_lower = (self.theta if theta_lower is None
                             else check_real("theta_lower", theta_lower, f"[0, {self.theta!r}]"))
 
-    def _log_delta(self, eps):
-        th = self.theta
+    @staticmethod
+    def _upper(th, eps):
+        """Upper values of log δ at ε for θ = ``th`` (a float, or an array broadcasting with ε:
+        the operations are elementwise)."""
         with np.errstate(divide="ignore", invalid="ignore"):
             x = (eps - th) / 2.0  # exact for ε ∈ [θ/2, 2θ] (Sterbenz), few ulp otherwise
             val = np.log(-np.expm1(np.minimum(x, 0.0)))
             val = round_up_log(val)
         return np.where(eps >= th, -np.inf, val)
 
-    def _log_delta_lower(self, eps):
+    @staticmethod
+    def _lower(th, eps):
+        """Lower values of log δ at ε for θ = ``th`` (float or broadcasting array)."""
         # ε − θ is one subtraction of floats (within ½ ulp of the exact difference, in relative
         # terms: no cancellation error beyond that), the halving is exact (or off by half a
         # subnormal): raising x by 1 ulp of |x| and a subnormal gives x_up ≥ the exact (ε − θ)/2,
         # and 1 − e^x decreases in x. −expm1 and log add a few ulp (round_down_log). θ_lower:
         # the profile grows with θ.
-        th = self.theta_lower
         with np.errstate(divide="ignore", invalid="ignore"):
             x = (eps - th) / 2.0
             x_up = x + ULP * np.abs(x) + _SUBNORMAL
             val = np.where(x_up < 0, np.log(-np.expm1(np.minimum(x_up, 0.0))), -np.inf)
             val = round_down_log(val)
         return np.where(eps >= th, -np.inf, val)
+
+    def _log_delta(self, eps):
+        return self._upper(self.theta, eps)
+
+    def _log_delta_lower(self, eps):
+        return self._lower(self.theta_lower, eps)
+
+    @classmethod
+    def _log_delta_rows(cls, profiles, eps, lower=False):
+        # the elementwise formula on a (θ column) × (ε row) grid: each row as its own call
+        theta = np.array([[p.theta_lower if lower else p.theta] for p in profiles], dtype=float)
+        return (cls._lower if lower else cls._upper)(theta, eps[None, :])
 
     @property
     def pure_epsilon(self) -> float:

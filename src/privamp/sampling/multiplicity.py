@@ -25,7 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numerics import ULP, binomial_logpmf, hypergeom_logpmf, log1mexp, logsumexp_signed
+from .._numerics import (
+    ULP,
+    binomial_logpmf,
+    hypergeom_logpmf,
+    log1mexp,
+    logsumexp_signed,
+    lse_error,
+)
 from ..errors import NumericalError
 
 __all__ = ["EXACT_SUPPORT", "TAIL_TOLERANCE", "MultiplicityPmf", "binomial_log_tail_bound"]
@@ -116,6 +123,7 @@ class MultiplicityPmf:
         lw = self.log_pmf
         if lw.size > 1:
             positive, _ = logsumexp_signed(np.append(lw[1:], self.log_tail))
+            positive = float(positive + lse_error(lw.size, positive))  # its own rounding
         else:
             positive = self.log_tail
         positive = float(positive)
@@ -138,7 +146,7 @@ class MultiplicityPmf:
         lw = self.log_pmf
         positive = float(logsumexp_signed(lw[1:])[0]) if lw.size > 1 else -math.inf
         if math.isfinite(positive):
-            positive -= 32 * ULP * (1 + abs(positive))
+            positive -= 32 * ULP * (1 + abs(positive)) + float(lse_error(lw.size, positive))
         if lw[0] < math.log(0.5):
             # η ≥ 1 − P(K = 0), with P(K = 0) rounded up (its logarithm towards 0)
             direct = float(log1mexp(lw[0] * (1 - 16 * ULP)))
