@@ -404,3 +404,25 @@ def test_cli_budget_beyond_the_search_says_at_least(capsys):
     assert "at least 1000000000 more steps" in text and "T_max" not in text
     out = run_json([*CLI, "--steps", "10", "--budget", "2"], capsys)
     assert out["budget"]["steps_left_capped"] is False
+
+
+@pytest.mark.parametrize("mech", [GaussianMechanism(1.0), LaplaceMechanism(2.0)])
+def test_a_budget_beyond_the_cap_is_settled_at_the_cap(mech):
+    """When the search's guess lies beyond ``max_steps`` and ``max_steps`` more steps fit (one
+    certified evaluation there), the answer is the cap, flagged as capped — and it is certified:
+    the ledger with the cap's steps added is within the budget. A budget the cap exceeds still
+    gets the exact boundary."""
+    scheme = Poisson(0.01)
+    cap = 1000
+    eps_cap = Accountant().add(mech, 10 + cap, scheme=scheme).epsilon(DELTA, lower=False).upper
+    f = PrivacyFilter(10 * eps_cap, DELTA, max_steps=cap,
+                      accountant=Accountant().add(mech, 10, scheme=scheme))
+    assert f.steps_left(mech, scheme=scheme) == cap
+    assert f._plan.capped()
+    assert _upper([(mech, 10 + cap, scheme)], 10 * eps_cap) <= 10 * eps_cap
+    g = PrivacyFilter(eps_cap / 2, DELTA, max_steps=cap,
+                      accountant=Accountant().add(mech, 10, scheme=scheme))
+    left = g.steps_left(mech, scheme=scheme)
+    assert 0 < left < cap
+    assert _upper([(mech, 10 + left, scheme)], eps_cap / 2) <= eps_cap / 2
+    assert _upper([(mech, 11 + left, scheme)], eps_cap / 2) > eps_cap / 2

@@ -357,6 +357,14 @@ class PrivacyFilter:
         # the search counts steps on top of the ledger as it is now (the plan is dropped when
         # the ledger changes in another way than by this kind)
         base = self.accountant.events
+        if guess >= self.max_steps:
+            # a budget the guess puts beyond the cap: one certified evaluation at the cap
+            # settles it when it fits (the search would start there on the coarse grid, which
+            # at 10⁹ steps costs seconds); otherwise the search runs as usual
+            at_cap = self._epsilon_with(extra, self.max_steps, events=base)
+            if at_cap <= self.budget_epsilon:
+                return _Plan(key, steps, steps, self.max_steps, self.max_steps, None,
+                             self.max_steps)
         coarse = None
         if self.accountant.backend is Backend.PLD:
             def coarse(t):
