@@ -238,3 +238,23 @@ def test_save_figure_applies_the_policy(tmp_path):
     fig, ax = _diagonal_figure("upper right")
     plots.save_figure(fig, str(tmp_path / "f.png"))
     assert covered(fig) == []
+
+
+@pytest.mark.parametrize(("x", "plain"), [([2.0, 8.0], True), ([2.0, 4096.0], True),
+                                          ([1e-8, 5e-8], False)])
+def test_short_log_axes_label_minor_ticks_plainly(x, plain):
+    """A log axis spanning under a decade gets its minor ticks labelled "2, 3, 4, 6", not
+    "2×10⁰, 3×10⁰, …" (``plot rdp --max-order 8`` was crowded); tiny or huge values keep the
+    default scientific labels."""
+    from privamp.plots import Curve, Panel, plot_panels
+
+    fig = plot_panels([Panel("p", "x", "y", [Curve("c", x, [1.0, 2.0])], xscale="log")])
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].xaxis.get_minorticklabels() if t.get_text()]
+    if plain:
+        assert all("10^" not in s and "times" not in s for s in labels), labels
+        if x[1] < 10:
+            assert {"2", "3", "4"} <= set(labels), labels
+    else:
+        assert all("$" in s or "e" in s for s in labels), labels
+    matplotlib.pyplot.close(fig)

@@ -128,6 +128,21 @@ def write_note(fig, note: str) -> None:
     fig.get_layout_engine().set(rect=(0, bottom, 1, 1 - bottom))
 
 
+def _plain_minor_labels(ax) -> None:
+    """On a log axis spanning about a decade or less, matplotlib labels the minor ticks in
+    scientific notation ("2×10⁰, 3×10⁰, 4×10⁰, 6×10⁰": crowded). Where the axis lies within
+    [1e-3, 1e5] those labels are written plainly ("2, 3, 4, 6"); elsewhere (tiny or huge values)
+    the default stays."""
+    from matplotlib.ticker import LogFormatter
+
+    for axis, lim in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(lim)
+        if lo >= 1e-3 and hi <= 1e5:
+            axis.set_minor_formatter(LogFormatter(labelOnlyBase=False))
+
+
 def _draw_quadrants(ax) -> None:
     x0, x1 = ax.get_xlim()
     y0, y1 = ax.get_ylim()
@@ -202,6 +217,7 @@ def draw_panel(ax, panel: Panel) -> None:
         ax.set_xlim(*panel.xlim)
     if panel.ylim is not None:
         ax.set_ylim(*panel.ylim)
+    _plain_minor_labels(ax)
     if panel.quadrants:
         _draw_quadrants(ax)
     ax.set_xlabel(panel.xlabel)
