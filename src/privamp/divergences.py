@@ -594,14 +594,13 @@ def renyi_divergence_bounds(p: Any, q: Any, order: Any) -> tuple[np.ndarray, np.
     the largest log p_i/q_i. Used for the exact RDP of discrete pairs
     (:func:`privamp.rdp.mechanisms.discrete_pair_rdp`).
 
-    Rounding (ULP = 2⁻⁵², NumPy's log and exp taken within 4 ULP): each exponent
-    x_i = order·log p_i + (1 − order) log q_i is within 6 ULP of
-    |order·log p_i| + |(order − 1) log q_i| (the two logarithms, the products, the sum); the
-    max-shifted sum of the exponentials is a sum of n positive terms, each within its
-    exponent's error plus 4 ULP relative, the sum within n ULP more; its logarithm adds 4 ULP
-    of its magnitude, and adding back the maximum m half an ULP of |m| and of the result. So
-    8 ULP·(mag + n + 3 + |m| + |log Σ|), mag the largest |order·log p_i| + |(order − 1) log q_i|,
-    covers the log-sum; dividing by order − 1 (itself exact to ½ ULP) is covered by 4 ULP of
+    Rounding (ULP = 2⁻⁵², NumPy's log taken within 4 ULP): each exponent
+    x_i = order·log p_i + (1 − order) log q_i is within 6 ULP of mag_i =
+    |order·log p_i| + |(order − 1) log q_i| (the two logarithms, the products, the sum), which
+    moves log Σ e^{x_i} by at most 6 ULP of the largest mag_i; the log-sum-exp
+    (:func:`~privamp._numerics.logsumexp_signed`, terms of one sign) adds at most
+    :func:`~privamp._numerics.lse_error`. ``8 ULP·mag + 2·lse_error`` covers both; dividing by
+    order − 1 (itself exact to ½ ULP) is covered by 4 ULP of
     :func:`~privamp._numerics.up_ulps`. The margin is absolute, so pairs that nearly coincide
     (a log-sum near 0) stay certified, with a lower end of 0. At order ∞ the ratio's two logs
     (4 ULP each) and their difference are covered by 8 ULP of their magnitudes.
@@ -628,12 +627,11 @@ def renyi_divergence_bounds(p: Any, q: Any, order: Any) -> tuple[np.ndarray, np.
         a = orders[finite]
         s = a - 1.0
         x = a[:, None] * lp[None, :] - s[:, None] * lq[None, :]
-        m = np.max(x, axis=1)
-        with np.errstate(over="ignore"):
-            log_sum = np.log(np.sum(np.exp(x - m[:, None]), axis=1)) + m
+        log_sum, _ = logsumexp_signed(x, axis=1)
         mag = np.max(np.abs(a[:, None] * lp[None, :]) + np.abs(s[:, None] * lq[None, :]),
                      axis=1)
-        err = 8.0 * ULP * (mag + lp.size + 3.0 + np.abs(m) + np.abs(log_sum))
+        # the exponents' own errors (8 ULP of mag), then the sum's (lse_error, doubled)
+        err = 8.0 * ULP * mag + 2.0 * lse_error(lp.size, log_sum)
         upper[finite] = up_ulps(np.maximum(log_sum + err, 0.0) / s, 4)
         lower[finite] = down_ulps(np.maximum(log_sum - err, 0.0) / s, 4)
     if lp.size and not np.all(finite):
