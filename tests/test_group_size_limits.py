@@ -19,7 +19,7 @@ import pytest
 
 from cli_helpers import run_error, run_json
 from privamp import Accountant, GaussianMechanism, LaplaceMechanism, RandomizedResponse
-from privamp.errors import InvalidParameterError, NumericalError
+from privamp.errors import InvalidParameterError, LossRangeError
 from privamp.pld import group as group_mod
 from privamp.pld.group import (
     MAX_SAMPLED_GROUP,
@@ -91,10 +91,10 @@ def test_a_group_larger_than_the_dataset_is_refused(mech, scheme, no_curves):
 def test_without_sampling_the_group_profile_answers_or_is_refused_by_the_engine():
     """No cap without sampling (the group profile's cost does not grow with K): K = 20 answers
     (the Gaussian at sensitivity 20), K = 10⁶ passes the engine's per-step loss range and is a
-    typed error, not a hang."""
+    typed error naming ``group_size``, not a hang."""
     acc = Accountant().add(GaussianMechanism(2.0), 10, group_size=20)
     assert acc.group_bound == "tight" and math.isfinite(acc.epsilon(1e-5).upper)
-    with pytest.raises(NumericalError):
+    with pytest.raises(InvalidParameterError, match="group_size"):
         Accountant().add(GaussianMechanism(2.0), 10, group_size=10**6).epsilon(1e-5)
 
 
@@ -173,3 +173,39 @@ def test_cli_says_why_the_bound_changed(capsys):
     assert "coupling group bound" in text and "tight split pairs" in text
     out = run_json(["epsilon", *base, "--group-size", "2"], capsys)
     assert out["group_bound"] == "tight" and "group_bound_reason" not in out
+
+
+# ---- without sampling: the engine's range, named as the group's ------------------------------
+
+@pytest.mark.parametrize("mechanism, k", [(GaussianMechanism(2.0), 100),
+                                          (GaussianMechanism(2.0), 10**5),
+                                          (LaplaceMechanism(1.0), 10**6)])
+@pytest.mark.parametrize("query", ["epsilon", "delta", "tradeoff"])
+def test_unsampled_group_out_of_range_names_group_size(mechanism, k, query):
+    """Without sampling a group's step loss grows like K·Δ and leaves the engine's range; every
+    query refuses naming ``group_size`` and its value, with the engine's reason."""
+    acc = Accountant().add(mechanism, 10, group_size=k)
+    ask = {"epsilon": lambda: acc.epsilon(1e-5), "delta": lambda: acc.delta(1.0),
+           "tradeoff": lambda: acc.tradeoff([0.1])}[query]
+    with pytest.raises(InvalidParameterError) as info:
+        ask()
+    err = info.value
+    assert err.parameter == "group_size" and err.value == k
+    assert "privacy loss" in str(err)
+
+
+def test_unsampled_group_in_range_still_answers_and_one_record_keeps_its_error():
+    """The renaming applies to groups only: K = 8 answers (the Gaussian at sensitivity 8Δ,
+    exactly), and a single record whose own loss is out of range keeps the engine's error."""
+
+    got = Accountant().add(GaussianMechanism(2.0), 10, group_size=8).epsilon(1e-5)
+    ref = Accountant().add(GaussianMechanism(2.0 / 8), 10).epsilon(1e-5)
+    assert got.upper == pytest.approx(ref.upper, rel=1e-9)
+    with pytest.raises(LossRangeError):
+        Accountant().add(GaussianMechanism(0.02), 10).epsilon(1e-5)
+
+
+def test_cli_unsampled_group_out_of_range_is_one_line(capsys):
+    line = run_error(["epsilon", "--mechanism", "gaussian", "--sigma", "2", "--steps", "1000",
+                      "--delta", "1e-5", "--group-size", "100000"], capsys)
+    assert line.startswith("privamp: error: --group-size must be") and "100000" in line

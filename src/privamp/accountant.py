@@ -30,6 +30,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import enum
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -41,6 +42,7 @@ from .errors import (
     InconsistentBoundsError,
     InvalidParameterError,
     InvalidTypeError,
+    LossRangeError,
     NumericalError,
     UnsupportedCombinationError,
 )
@@ -194,6 +196,26 @@ BACKENDS: dict[Backend, AccountingBackend] = {}
 def _register(cls: type[AccountingBackend]) -> type[AccountingBackend]:
     BACKENDS[cls.name] = cls()
     return cls
+
+
+def _names_group_size(query):
+    """A query of a ledger for groups of K > 1 records whose step loss leaves the engine's range
+    (:class:`~privamp.errors.LossRangeError`) is refused naming ``group_size``: the group is
+    what pushed it there (without sampling the group's loss grows like K·Δ, and no check before
+    the work can know where the engine's tail budget puts the limit)."""
+
+    @functools.wraps(query)
+    def wrapped(self, *args, **kwargs):
+        try:
+            return query(self, *args, **kwargs)
+        except LossRangeError as err:
+            if self.group_size == 1:
+                raise
+            raise InvalidParameterError(
+                "group_size", "small enough that one step's privacy loss for the group stays "
+                "within the PLD engine's range", self.group_size, detail=str(err)) from err
+
+    return wrapped
 
 class Accountant:
     """A ledger of composed events answering ε(δ) and δ(ε) as certified brackets.
@@ -718,6 +740,7 @@ class Accountant:
 
     # ---- queries ------------------------------------------------------------------------
 
+    @_names_group_size
     def epsilon(self, delta: float, *, lower: bool = True) -> Bracket:
         """Certified bracket on the smallest ε with δ(ε) ≤ ``delta`` (``lower`` is ``None`` for
         the ``rdp`` backend, or when ``lower=False`` asks for the upper end only — faster)."""
@@ -725,6 +748,7 @@ class Accountant:
         self._require_events()
         return BACKENDS[self.backend].epsilon(self, delta, lower)
 
+    @_names_group_size
     def delta(self, eps: float) -> Bracket:
         """Certified bracket on δ(``eps``) of the composition."""
         eps = check_real("eps", eps, "[0, inf)")
@@ -733,6 +757,7 @@ class Accountant:
 
     # ---- vector queries and attack risk (issue 20) ------------------------------------------
 
+    @_names_group_size
     def epsilons(self, deltas: Any, *, lower: bool = True) -> list[Bracket]:
         """:meth:`epsilon` at each of ``deltas``, reusing the composition between them.
 
@@ -753,6 +778,7 @@ class Accountant:
         finally:
             self.shared_grid = shared
 
+    @_names_group_size
     def deltas(self, eps: Any) -> list[Bracket]:
         """:meth:`delta` at each of ``eps`` (≥ 0) from one composition per orientation and side
         (``pld``; :func:`~privamp.pld.engine.pld_profile`: grids chosen once for the whole
@@ -817,6 +843,7 @@ class Accountant:
             return prof.upper, low, prof.orientations, by_low
         return prof.upper, low
 
+    @_names_group_size
     def tradeoff(self, fpr: Any, *, fpr_min: float | None = 1e-6) -> Any:
         """The attack-risk curve: certified brackets on the best membership-inference attack's
         true-positive rate at each false-positive rate ``fpr``, the attack advantage, and
@@ -876,6 +903,7 @@ class Accountant:
         return TradeoffCurve(alpha, tpr, tpr_low, self.relation.value, adv, mu, fpr_min,
                              self.certified, details)
 
+    @_names_group_size
     def tpr(self, fpr: float) -> Bracket:
         """Certified bracket on the best attack's true-positive rate at false-positive rate
         ``fpr`` (:meth:`tradeoff` at one point)."""
@@ -883,11 +911,13 @@ class Accountant:
         return Bracket(None if curve.tpr_lower is None else float(curve.tpr_lower[0]),
                        float(curve.tpr[0]))
 
+    @_names_group_size
     def advantage(self) -> Bracket:
         """Certified bracket on the best attack's advantage max_α (TPR − FPR) = δ(0), the total
         variation between the outputs on neighbouring datasets (Kairouz, Oh, Viswanath 2015)."""
         return self.delta(0.0)
 
+    @_names_group_size
     def gdp_mu(self, *, fpr_min: float = 1e-6) -> Bracket:
         """Certified bracket on the smallest μ such that the ledger's trade-off curve lies above
         the μ-GDP curve at every test whose two error rates are both ≥ ``fpr_min``
@@ -905,6 +935,7 @@ class Accountant:
                 f"{self.group_size} records (group_size), which only the pld backend's "
                 "epsilon/delta/tradeoff queries account")
 
+    @_names_group_size
     def rdp_curve(self, orders: Any = None):
         """The ledger's composed RDP upper bound (an :class:`~privamp.rdp.RdpCurve`) on
         ``orders`` (default: the accountant's ``orders``, else
@@ -917,6 +948,7 @@ class Accountant:
         self._refuse_groups("rdp_curve")
         return ledger_rdp_curve(self.segments, self.orders if orders is None else orders)
 
+    @_names_group_size
     def zcdp_rho(self, orders: Any = None):
         """The ledger's certified ρ-zCDP (``D_α ≤ ρα`` at every order α > 1) as a
         :class:`~privamp.rdp.ledger.ZcdpBound` naming what bounded it

@@ -22,6 +22,7 @@ __all__ = [
     "InconsistentBoundsError",
     "InvalidParameterError",
     "InvalidTypeError",
+    "LossRangeError",
     "MissingDependencyError",
     "NumericalError",
     "PrivampError",
@@ -118,6 +119,14 @@ class InconsistentBoundsError(NumericalError):
     """A certified lower end came out above the certified upper end: one of two independently
     certified computations is wrong, so privamp reports neither. This is a defect in privamp
     (please report it), never a property of the input; the conformance suite fails on it."""
+
+
+class LossRangeError(NumericalError):
+    """One step's privacy loss reaches beyond what the PLD engine represents (|loss| > 700, where
+    likelihood ratios overflow a double) or has no bounded tail: the step gives no useful
+    (ε, δ) guarantee. A ledger for groups of K records re-raises it as an
+    :class:`InvalidParameterError` naming ``group_size`` (the group is what pushed the loss out
+    of range)."""
 
 
 class BudgetExceededError(PrivampError):

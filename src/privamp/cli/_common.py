@@ -44,6 +44,7 @@ OPTION_NAMES = {
     "max_batch": "--max-batch",
     "order": "--order",
     "group_privacy": "--group-privacy",
+    "group_size": "--group-size",
     "eps_min": "--eps-min",
     "eps_max": "--eps-max",
     "points": "--points",

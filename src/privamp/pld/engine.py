@@ -69,6 +69,7 @@ from ..errors import (
     AccuracyWarning,
     InconsistentBoundsError,
     InvalidParameterError,
+    LossRangeError,
     NumericalError,
 )
 from ..results import Bracket
@@ -208,7 +209,7 @@ def _right_end(curve: PairCurve, log_budget: float) -> float:
     while excess(hi)[0] > log_budget:
         hi *= 2.0
         if hi > 2.0**20:
-            raise NumericalError("the privacy loss of a step does not fall below the tail budget "
+            raise LossRangeError("the privacy loss of a step does not fall below the tail budget "
                                  "(is the mechanism's δ(ε) bounded away from its mass at ∞?)")
     feasible = lambda x, idx: excess(x) <= log_budget  # noqa: E731
     return float(bisect_threshold(feasible, hi / 2 if hi > 1 else 0.0, hi, rtol=1e-6))
@@ -228,7 +229,7 @@ def _left_end(curve: PairCurve, log_budget: float) -> float:
     while bound(lo)[0] > log_budget:
         lo *= 2.0
         if lo < -(2.0**20):
-            raise NumericalError("the privacy loss of a step has no bounded left tail")
+            raise LossRangeError("the privacy loss of a step has no bounded left tail")
     if bound(-1e-9)[0] <= log_budget:
         return -1e-9
     feasible = lambda x, idx: bound(-np.asarray(x)) <= log_budget  # noqa: E731
@@ -242,7 +243,7 @@ _MAX_LOSS = 700.0
 def _step_range(curve: PairCurve, log_budget: float) -> tuple[float, float]:
     lo, hi = _left_end(curve, log_budget), _right_end(curve, log_budget)
     if hi > _MAX_LOSS or lo < -_MAX_LOSS:
-        raise NumericalError(
+        raise LossRangeError(
             f"a single step's privacy loss reaches {max(hi, -lo):.3g} (beyond {_MAX_LOSS:g}, "
             "where likelihood ratios overflow); such a mechanism gives no useful (ε, δ) guarantee")
     return lo, hi
