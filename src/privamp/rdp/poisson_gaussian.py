@@ -276,10 +276,37 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
             e_up = floor_positive(e_up, True)  # A_α > 1 for q > 0, θ > 0
             up[idx] = np.where(ok, e_up, math.nan)
             lo[idx] = np.where(ok, np.maximum(e_lo, 0.0), math.nan)
-        pending = pending[~done]
-        cols = tuple(c[~done] for c in cols)
-        n_terms *= 2
+        rest = ~done
+        n_terms = _next_length(n_terms, np.maximum(np.abs(om1), np.abs(om2))[rest],
+                               np.abs(total[rest]) * rtol, a[pending[rest]], int(rest.sum()))
+        pending = pending[rest]
+        cols = tuple(c[rest] for c in cols)
     return up, lo
+
+
+def _next_length(n_terms: int, omitted: np.ndarray, target: np.ndarray, orders: np.ndarray,
+                 rows: int) -> int:
+    """The series length of :func:`_fractional`'s next pass: at least double, and as far as
+    the terms' decay says the remaining rows need.
+
+    For large i both series' terms fall like i^{-(α+2)} (C(α, i) ~ i^{-(α+1)}, and the Gaussian
+    tail factor, q^i e^{(i²−i)θ²/2} Φ(x₀ − θi) ≈ (1 − q)^i/q^i · q^i/(θi) · const, adds 1/i), so the
+    first omitted term reaches ``target`` (rtol × the sum) near n·(omitted/target)^{1/(α+2)}.
+    The jump assumes the slower decay i^{-(α+1)} (the asymptotic regime starts late) and adds
+    10 %; a short pass only costs another one. This changes where the passes stop, never when a
+    row is accepted: the acceptance test of :func:`_fractional` is unchanged. The length stays
+    within :data:`_SERIES_CELLS` when doubling would, and is at most 8 × the current one.
+    """
+    doubled = 2 * n_terms
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = omitted / target
+        grow = np.where(np.isfinite(ratio) & (ratio > 1.0),
+                        1.1 * ratio ** (1.0 / (orders + 1.0)), 2.0)
+    factor = float(np.clip(np.max(grow), 2.0, 8.0)) if grow.size else 2.0
+    want = int(math.ceil(n_terms * factor))
+    if rows * (want + 2) > _SERIES_CELLS and rows * (doubled + 2) <= _SERIES_CELLS:
+        want = max(doubled, _SERIES_CELLS // rows - 2)
+    return want
 
 
 def _series_columns(theta: float, lq: float, lq1: float, x0: float, th2: float,
