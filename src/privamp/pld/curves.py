@@ -88,29 +88,39 @@ class PairCurve(abc.ABC):
         bounded within 8 ulp.
         """
         eps = np.asarray(eps, dtype=float)
-        e_left = eps - tau
-        e_right = eps + tau
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
-            alpha = np.exp(eps)
             if log_lower is None:
                 log_lower = self.log_lower(eps)
             f_lo = np.exp(log_lower) * (1 - 2 * ULP)
+        return self._secant_lo(eps, tau, f_lo), self._secant_hi(eps, tau, f_lo)
+
+    def _secant_lo(self, eps: np.ndarray, tau: float, f_lo: np.ndarray) -> np.ndarray:
+        """The default ``s_lo`` of :meth:`slope_bounds` (secant on [α e^{−τ}, α]); ``f_lo``: the
+        lower value at α, exponentiated with its 2-ulp margin."""
+        e_left = eps - tau
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            alpha = np.exp(eps)
             f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
-            f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
-            # α − x_l and x_r − α, each within 4 ulp (exp, expm1 of an exact difference, product)
+            # α − x_l, within 4 ulp (exp, expm1 of an exact difference, product)
             gap_left = alpha * -np.expm1(e_left - eps)
-            gap_right = alpha * np.expm1(e_right - eps)
             # f'(α−) ≥ (f(α) − f(x_l))/(α − x_l) ≥ (f_lo − f_left_up)/(gap, rounded down): the
             # numerator is ≤ 0, so a smaller gap gives a smaller (safe) slope
             num_lo = (f_lo - f_left_up) * (1 + ULP)
             s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
+        return np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
+
+    def _secant_hi(self, eps: np.ndarray, tau: float, f_lo: np.ndarray) -> np.ndarray:
+        """The default ``s_hi`` of :meth:`slope_bounds` (secant on [α, α e^{τ}])."""
+        e_right = eps + tau
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            alpha = np.exp(eps)
+            f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
+            gap_right = alpha * np.expm1(e_right - eps)
             # f'(α+) ≤ (f(x_r) − f(α))/(x_r − α) ≤ (f_right_up − f_lo)/(gap, rounded up) when the
             # numerator is ≤ 0 (else the bound is 0: f is non-increasing)
             num_hi = (f_right_up - f_lo) * (1 - ULP)
             s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP), 0.0)
-        s_lo = np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
-        s_hi = np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
-        return s_lo, s_hi
+        return np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
 
     def p_tail_bounds(self, eps: np.ndarray, tau: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
         """Bounds on ``P(L > ε)`` (the privacy loss under P; ``L = +∞`` included).
@@ -126,6 +136,45 @@ class PairCurve(abc.ABC):
         lower = np.clip((f_lo - alpha * s_hi) * (1 - 4 * ULP), 0.0, 1.0)
         upper = np.clip((f_up - alpha * s_lo) * (1 + 4 * ULP), 0.0, 1.0)
         return lower, upper
+
+    def p_tail_upper(self, eps: np.ndarray, taus: tuple[float, ...]) -> np.ndarray:
+        """The smallest of :meth:`p_tail_bounds`' upper bounds over the secant widths ``taus``
+        (NaN taken as the trivial bound 1), computed with each value of the curve evaluated once:
+        the upper bound needs only the left secant, so with the default :meth:`slope_bounds`
+        the right one is not evaluated. The same numbers as the loop over ``p_tail_bounds``."""
+        alpha = np.exp(eps)
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            log_lower = self.log_lower(eps)
+            f_lo = np.exp(log_lower) * (1 - 2 * ULP)
+            f_up = np.exp(self.log_upper(eps))
+        default = type(self).slope_bounds is PairCurve.slope_bounds
+        out = np.ones(np.shape(eps))
+        for tau in taus:
+            s_lo = (self._secant_lo(eps, tau, f_lo) if default
+                    else self.slope_bounds(eps, tau, log_lower)[0])
+            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                up = np.clip((f_up - alpha * s_lo) * (1 + 4 * ULP), 0.0, 1.0)
+            out = np.fmin(out, np.where(np.isnan(up), 1.0, up))
+        return out
+
+    def p_tail_lower(self, eps: np.ndarray, taus: tuple[float, ...]) -> np.ndarray:
+        """The largest of :meth:`p_tail_bounds`' lower bounds over ``taus`` (NaN taken as 0),
+        each value evaluated once and, with the default :meth:`slope_bounds`, only the right
+        secant (the one the lower bound uses)."""
+        alpha = np.exp(eps)
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            log_lower = self.log_lower(eps)
+            f_lo_slope = np.exp(log_lower) * (1 - 2 * ULP)
+            f_lo = np.exp(log_lower)
+        default = type(self).slope_bounds is PairCurve.slope_bounds
+        out = np.zeros(np.shape(eps))
+        for tau in taus:
+            s_hi = (self._secant_hi(eps, tau, f_lo_slope) if default
+                    else self.slope_bounds(eps, tau, log_lower)[1])
+            with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+                lo = np.clip((f_lo - alpha * s_hi) * (1 - 4 * ULP), 0.0, 1.0)
+            out = np.fmax(out, np.where(np.isnan(lo), 0.0, lo))
+        return out
 
     def log_excess(self, eps: np.ndarray) -> np.ndarray:
         """Upper bound on ``log(f(α) − (1 − α))`` for ε ≤ 0 — equal to ``ε + log D_{1/α}(Q‖P)``,
