@@ -39,6 +39,7 @@ __all__ = [
     "deamplify_eps",
     "down_ulps",
     "expm1_minus_x",
+    "floor_pow",
     "log0",
     "up_ulps",
     "binomial_logpmf",
@@ -88,6 +89,24 @@ def _silent(func):
 # ---------------------------------------------------------------------------------------------
 # log-space arithmetic
 # ---------------------------------------------------------------------------------------------
+
+
+def floor_pow(x: float, base: float) -> float:
+    """The largest power of ``base`` that is at most ``x`` > 0 (exact: base 2 reads the binary
+    exponent with :func:`math.frexp`; any other base corrects the logarithm's rounding at exact
+    powers by a step either way).
+
+    >>> floor_pow(3.0, 2.0), floor_pow(0.5, 2.0), floor_pow(2.5e7, 1e6)
+    (2.0, 0.5, 1000000.0)
+    """
+    if base == 2.0:
+        return math.ldexp(1.0, math.frexp(x)[1] - 1)
+    p = base ** math.floor(math.log(x, base))
+    while p > x:
+        p /= base
+    while p * base <= x:
+        p *= base
+    return p
 
 
 def log_add(a, b):

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy import fft  # the same pocketfft as scipy.fft, without SciPy's ~0.25 s import
 
-from .._numerics import ULP, bisect_threshold
+from .._numerics import ULP, bisect_threshold, floor_pow
 from .._validation import check_real
 from ..errors import InvalidParameterError, NumericalError
 from . import _fft_bounds as _fb
@@ -629,12 +629,6 @@ def _direct_coefficients(masses: np.ndarray, ext: dict, freqs: np.ndarray, n: in
     return values + (re - 1j * _fb.pairwise_sum(terms))
 
 
-def _floor_pow2(x: float) -> float:
-    """The largest power of 2 at most ``x`` > 0 (exact: frexp reads the exponent)."""
-    mant, exp = math.frexp(x)
-    return math.ldexp(1.0, exp - 1)
-
-
 def _split_for_extended(masses: np.ndarray, n: int, rest_budget: float) -> dict:
     """The light/heavy split of :func:`_step_spectrum` and its error bound (the light part's
     FFT is computed when the direct transform needs it)."""
@@ -832,7 +826,7 @@ def compose(steps: Sequence[tuple[StepPLD, int]], *, tail_tol: float = 1e-15,
         rest_budget = 0.1 * tail_tol * n / (g_max * 2 * max(sel.size, 1) * kappa
                                             * total_steps)
         if ladder and rest_budget > 0:
-            rest_budget = _floor_pow2(rest_budget)
+            rest_budget = floor_pow(rest_budget, 2.0)
         spectrum, spec_err = _power_spectrum(steps, n, sel=sel, keep=(spectrum, spec_err),
                                              rest_budget=rest_budget)
     y = fft.irfft(spectrum, n)

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._numerics import ULP, bisect_threshold
+from .._numerics import ULP, bisect_threshold, floor_pow
 from .._progress import report
 from .._validation import check_int, check_optional_real, check_real
 from ..errors import (
@@ -84,7 +84,6 @@ from .grids import (
     _ceil_pow,
     _choose_grids,
     _clip_grid,
-    _floor_pow,
     _grid_for,
     _grids,
     _lambda_grid,
@@ -720,7 +719,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     tail_total = min(1e-6 * delta, 1e-12)
     range_steps = None
     if shared_grid:
-        tail_total = _floor_pow(tail_total, 1e6)
+        tail_total = floor_pow(tail_total, 1e6)
         range_steps = _ceil_pow(sum(ev.count for ev in events), 8)
     plan = None
     if horizon is not None:
@@ -774,14 +773,14 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         # the tilt must suit the T steps composed (the plan's would be far too small for a
         # horizon far beyond them): this ledger's own, rounded down to a power of 2 so that
         # neighbouring counts share the tilted steps (any tilt ≥ 0 is exact)
-        tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
+        tilts = {name: (floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     if shared_grid and grid_step is None:
         # the finest grids over the δ's of this tail budget, so that they all share them
         for ref in _reference_deltas(tail_total):
             grids = _choose_grids(ref, max(total, plan or 0), moments_p, mgfs_p,
                                   ranges_by_set, eps_error, upper_error, None, lam_grid)
             h_u, h_l = min(h_u, grids.h_upper), min(h_l, grids.h_lower)
-        tilts = {name: (_floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
+        tilts = {name: (floor_pow(t, 2.0) if t > 0 else 0.0) for name, t in tilts.items()}
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
         h_u, h_l = _snap(h_u, all_items), _snap(h_l, all_items)
@@ -830,7 +829,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                 # in the spacing): the same for the queries of a stretch of the plan. Like the
                 # default, never finer than the ledger's own upper spacing (an ε of 0 would
                 # otherwise aim at a width of 1e-12)
-                h_own = min(h_l, _floor_pow(_clip_grid(max(h_own, h_u_own), ranges_by_set,
+                h_own = min(h_l, floor_pow(_clip_grid(max(h_own, h_u_own), ranges_by_set,
                                                        total), 2.0))
             h_l = _snap(h_own, all_items)
         if fit.coarsened:

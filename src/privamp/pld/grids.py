@@ -237,16 +237,6 @@ def _grids(total, slope, eps_est, eps_error, upper_error, grid_step):
     return h_u, h_l, target_w
 
 
-def _floor_pow(x: float, base: float) -> float:
-    """The largest power of ``base`` that is at most ``x`` (x > 0)."""
-    p = base ** math.floor(math.log(x, base))
-    while p > x:  # the logarithm may round up at exact powers
-        p /= base
-    while p * base <= x:
-        p *= base
-    return p
-
-
 def _ceil_pow(n: int, base: int) -> int:
     """The smallest power of ``base`` that is at least ``n`` ≥ 1."""
     p = 1
