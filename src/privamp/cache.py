@@ -12,7 +12,9 @@ row by row).
 Keys hold values, not identities, except for objects the cache itself keeps alive (the curves of
 :meth:`pair_curves`; anything passed to :meth:`token`), so an identity can never be reused by a
 different object while its entries exist. Large entries (step and composed PLDs) live in
-byte-bounded least-recently-used tables.
+byte-bounded least-recently-used tables; past :data:`MAX_PINNED` kept-alive objects the cache
+starts over (a new generation of tokens), so a cache that lives as long as a training run stays
+bounded.
 
 >>> from privamp import GaussianMechanism
 >>> from privamp.accountant import Accountant
@@ -36,10 +38,14 @@ import numpy as np
 
 from ._validation import check_int
 
-__all__ = ["AccountingCache"]
+__all__ = ["MAX_PINNED", "AccountingCache"]
 
 #: Default byte budgets of the large tables (discretised steps, composed PLDs).
 _DEFAULT_BYTES = {"step": 256 * 2**20, "composed": 512 * 2**20}
+#: Most objects a cache keeps alive for their identity keys (:meth:`AccountingCache.token`).
+#: Beyond it every table is emptied together with the pins, and the tokens change generation, so
+#: a long-lived cache fed new curve objects (group pairs are built per query) stays bounded.
+MAX_PINNED = 4096
 
 
 def _nbytes(value: Any) -> int:
@@ -109,6 +115,7 @@ class AccountingCache:
         self._budgets = budgets
         self._tables: dict[str, _Table] = {}
         self._pinned: dict[int, Any] = {}
+        self._generation = 0
 
     def memo(self, table: str, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` the first time ``(table, key)`` is asked for, the stored value after."""
@@ -117,12 +124,29 @@ class AccountingCache:
             tab = self._tables[table] = _Table(self._budgets.get(table))
         return tab.get(key, compute)
 
-    def token(self, obj: Any) -> int:
-        """A key standing for ``obj`` itself: its identity, kept valid by keeping ``obj`` alive
-        as long as the cache lives."""
+    def token(self, obj: Any) -> tuple[int, int]:
+        """A key standing for ``obj`` itself: ``(generation, identity)``, kept valid by keeping
+        ``obj`` alive while its generation lasts.
+
+        Past :data:`MAX_PINNED` objects the cache starts a new generation: it empties every table
+        and drops its pins. A computation under way may still store an entry keyed by a token
+        of the old generation (its object alive while it runs); no later token equals that key,
+        even if a new object reuses the identity, so no query ever reads it."""
         ident = id(obj)
+        if ident not in self._pinned and len(self._pinned) >= MAX_PINNED:
+            self.clear()
         self._pinned.setdefault(ident, obj)
-        return ident
+        return (self._generation, ident)
+
+    def clear(self) -> None:
+        """Forget every entry and every pinned object, and start a new generation of tokens
+        (the hit and miss counts are kept)."""
+        for tab in self._tables.values():
+            tab.items.clear()
+            tab.sizes.clear()
+            tab.bytes = 0
+        self._pinned.clear()
+        self._generation += 1
 
     def pair_curves(self, source: Any, scheme: Any = None, relation: Any = None,
                     group_privacy: Any = None) -> dict:
