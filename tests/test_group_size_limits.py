@@ -209,3 +209,17 @@ def test_cli_unsampled_group_out_of_range_is_one_line(capsys):
     line = run_error(["epsilon", "--mechanism", "gaussian", "--sigma", "2", "--steps", "1000",
                       "--delta", "1e-5", "--group-size", "100000"], capsys)
     assert line.startswith("privamp: error: --group-size must be") and "100000" in line
+
+
+def test_calibration_reads_an_out_of_range_group_as_infeasible():
+    """The renamed error (GroupRangeError) is still a NumericalError: calibration searches that
+    read a numerical failure as "this value is infeasible" answer for groups as for one record
+    (it aborted with InvalidParameterError in between)."""
+    from privamp.calibrate import calibrate_steps
+    from privamp.errors import GroupRangeError, NumericalError, UnreachableTargetError
+
+    assert issubclass(GroupRangeError, NumericalError)
+    assert issubclass(GroupRangeError, InvalidParameterError)
+    for k in (1, 2):
+        with pytest.raises(UnreachableTargetError):
+            calibrate_steps(5.0, 1e-5, mechanism=GaussianMechanism(0.01), group_size=k)

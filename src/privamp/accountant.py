@@ -39,6 +39,7 @@ import numpy as np
 
 from ._validation import check_int, check_real, parse_enum
 from .errors import (
+    GroupRangeError,
     InconsistentBoundsError,
     InvalidParameterError,
     InvalidTypeError,
@@ -200,8 +201,9 @@ def _register(cls: type[AccountingBackend]) -> type[AccountingBackend]:
 
 def _names_group_size(query):
     """A query of a ledger for groups of K > 1 records whose step loss leaves the engine's range
-    (:class:`~privamp.errors.LossRangeError`) is refused naming ``group_size``: the group is
-    what pushed it there (without sampling the group's loss grows like K·Δ, and no check before
+    (:class:`~privamp.errors.LossRangeError`) is refused naming ``group_size``
+    (:class:`~privamp.errors.GroupRangeError`, still a ``NumericalError``): the group is what
+    pushed it there (without sampling the group's loss grows like K·Δ, and no check before
     the work can know where the engine's tail budget puts the limit)."""
 
     @functools.wraps(query)
@@ -211,7 +213,7 @@ def _names_group_size(query):
         except LossRangeError as err:
             if self.group_size == 1:
                 raise
-            raise InvalidParameterError(
+            raise GroupRangeError(
                 "group_size", "small enough that one step's privacy loss for the group stays "
                 "within the PLD engine's range", self.group_size, detail=str(err)) from err
 

@@ -22,6 +22,7 @@ __all__ = [
     "InconsistentBoundsError",
     "InvalidParameterError",
     "InvalidTypeError",
+    "GroupRangeError",
     "LossRangeError",
     "MissingDependencyError",
     "NumericalError",
@@ -124,9 +125,16 @@ class InconsistentBoundsError(NumericalError):
 class LossRangeError(NumericalError):
     """One step's privacy loss reaches beyond what the PLD engine represents (|loss| > 700, where
     likelihood ratios overflow a double) or has no bounded tail: the step gives no useful
-    (ε, δ) guarantee. A ledger for groups of K records re-raises it as an
-    :class:`InvalidParameterError` naming ``group_size`` (the group is what pushed the loss out
-    of range)."""
+    (ε, δ) guarantee. A ledger for groups of K records re-raises it as a
+    :class:`GroupRangeError` naming ``group_size`` (the group is what pushed the loss out of
+    range)."""
+
+
+class GroupRangeError(InvalidParameterError, LossRangeError):
+    """A :class:`LossRangeError` of a ledger for groups of K > 1 records, named as the
+    ``group_size`` parameter's: an :class:`InvalidParameterError` (the message names
+    ``group_size``, its rule and value) that is still a :class:`NumericalError`, so searches that
+    read a numerical failure as "infeasible" (calibration) keep doing so."""
 
 
 class BudgetExceededError(PrivampError):

@@ -219,6 +219,8 @@ def _source_survival(source, x_dn: np.ndarray, x_up: np.ndarray):
     return t_up, t_lo, p_inf_lo
 
 
+#: Largest |loss| at which :func:`_hull_survival` places a dot (e^{±700} stays a normal double).
+_MAX_LOSS = 700.0
 #: Absolute slack for survival bounds that underflowed (4 × the smallest subnormal).
 _SUBNORMAL_SLACK = 2.0**-1072
 #: Coarse points per grid (see :func:`_survival_on_grid`).
@@ -276,9 +278,16 @@ def _hull_survival(source: PairCurve, dx: float, r: int):
     from .discretize import upper_masses
 
     i_lo = -(r // 2)
-    masses, p_inf = upper_masses(source, dx, i_lo, i_lo + r - 1)
-    tail = np.cumsum(masses[::-1])[::-1] + p_inf
-    t_up = np.minimum(tail * (1 + (r + 2) * ULP), 1.0)
+    # the dots stay where e^{x} is a finite, non-zero double (|x| ≤ 700): below them T_up = 1
+    # (trivially valid), above them the pair is flat at its last value, i.e. that mass sits at
+    # +∞ (T_up = p∞ there) — the connect-the-dots pair of the dots that were used
+    first = max(0, math.ceil(-_MAX_LOSS / dx) - i_lo)
+    last = min(r - 1, math.floor(_MAX_LOSS / dx) - i_lo)
+    masses, p_inf = upper_masses(source, dx, i_lo + first, i_lo + last)
+    t_up = np.ones(r)
+    t_up[first:last + 1] = np.cumsum(masses[::-1])[::-1] + p_inf
+    t_up[last + 1:] = p_inf
+    t_up = np.minimum(t_up * (1 + (r + 2) * ULP), 1.0)
     return t_up, np.zeros(r), 0.0
 
 
