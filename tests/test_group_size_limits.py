@@ -194,6 +194,17 @@ def test_unsampled_group_out_of_range_names_group_size(mechanism, k, query):
     assert "privacy loss" in str(err)
 
 
+@pytest.mark.parametrize("query", ["advantage", "tpr", "gdp_mu"])
+def test_queries_built_on_other_queries_name_the_group_once(query):
+    """advantage → delta, tpr and gdp_mu → tradeoff: the inner query's renamed error passes
+    through the outer one unchanged (it used to be wrapped a second time, the rule repeated)."""
+    acc = Accountant().add(GaussianMechanism(2.0), 10, group_size=100)
+    ask = {"advantage": acc.advantage, "tpr": lambda: acc.tpr(0.1), "gdp_mu": acc.gdp_mu}[query]
+    with pytest.raises(InvalidParameterError) as info:
+        ask()
+    assert str(info.value).count("group_size must be") == 1
+
+
 def test_unsampled_group_in_range_still_answers_and_one_record_keeps_its_error():
     """The renaming applies to groups only: K = 8 answers (the Gaussian at sensitivity 8Δ,
     exactly), and a single record whose own loss is out of range keeps the engine's error."""

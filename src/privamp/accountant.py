@@ -210,6 +210,8 @@ def _names_group_size(query):
     def wrapped(self, *args, **kwargs):
         try:
             return query(self, *args, **kwargs)
+        except GroupRangeError:
+            raise  # already named by an inner query (advantage → delta, tpr → tradeoff)
         except LossRangeError as err:
             if self.group_size == 1:
                 raise

@@ -124,6 +124,7 @@ from ..results import Bracket
 from . import _fft_bounds as _fb
 from .curves import PairCurve
 from .distribution import fast_length
+from .engine import _MAX_LOSS  # |loss| where e^{±loss} stays a normal double
 from .mixture import MixturePLD
 
 __all__ = ["MAX_GRID", "FourierBracket", "MixturePLD", "fourier_accountant"]
@@ -219,8 +220,6 @@ def _source_survival(source, x_dn: np.ndarray, x_up: np.ndarray):
     return t_up, t_lo, p_inf_lo
 
 
-#: Largest |loss| at which :func:`_hull_survival` places a dot (e^{±700} stays a normal double).
-_MAX_LOSS = 700.0
 #: Absolute slack for survival bounds that underflowed (4 × the smallest subnormal).
 _SUBNORMAL_SLACK = 2.0**-1072
 #: Coarse points per grid (see :func:`_survival_on_grid`).
