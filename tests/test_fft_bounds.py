@@ -572,3 +572,31 @@ def test_direct_dft_of_many_masses_within_bound():
         obs = abs(Fraction(*v.real.as_integer_ratio()) - e) + abs(
             Fraction(*v.imag.as_integer_ratio()))
         record("_step_spectrum direct, 2^17 masses", float(obs), err)
+
+
+@pytest.mark.parametrize(("size", "n", "nsel"), [(50, 64, 9), (700, 2187, 300), (3000, 7500, 1500),
+                                                  (900, 1875, 1), (5, 15625, 3)])
+def test_direct_dft_table_is_the_per_term_evaluation(size, n, nsel):
+    """``_direct_coefficients`` looks cos and sin up in a table of every angle when there are
+    fewer angles than terms: bit for bit the values of one cos and sin per term (the same
+    expression, evaluated once per distinct angle), on both sides of the switch."""
+    rng = np.random.default_rng(size * n)
+    masses = rng.random(size) ** 6
+    masses /= masses.sum()
+    ext = dist._split_for_extended(masses, n, 1e-9)
+    light = np.zeros(n)
+    np.add.at(light, ext["pos"][ext["light"]], masses[ext["light"]])
+    ext["light_fft"] = np.fft.rfft(light)
+    freqs = np.sort(rng.choice(n // 2 + 1, size=nsel, replace=False))
+    got = dist._direct_coefficients(masses, ext, freqs, n)
+    heavy = ext["heavy"]
+    x = masses[heavy].astype(dist._EXT)
+    want = []
+    for k in freqs.tolist():
+        jk = (ext["pos"][heavy].astype(np.int64) * k) % n
+        jk -= n * (2 * jk > n)
+        ang = dist._TWO_PI_EXT * jk.astype(dist._EXT) / dist._EXT(n)
+        re = dist._fb.pairwise_sum((np.cos(ang) * x)[:, None])[0]
+        im = dist._fb.pairwise_sum((np.sin(ang) * x)[:, None])[0]
+        want.append(ext["light_fft"][k].astype(got.dtype) + (re - 1j * im))
+    assert np.array_equal(got, np.array(want, dtype=got.dtype))

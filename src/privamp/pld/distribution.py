@@ -616,13 +616,27 @@ def _direct_coefficients(masses: np.ndarray, ext: dict, freqs: np.ndarray, n: in
     x = masses[heavy].astype(_EXT)
     jk = (ext["pos"][heavy][:, None].astype(np.int64) * freqs[None, :].astype(np.int64)) % n
     jk -= n * (2 * jk > n)  # exactly into [−n/2, n/2]: angles in [−π, π]
-    ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
-    del jk
-    # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not log₂ m u)
-    terms = np.cos(ang)
-    terms *= x[:, None]
-    re = _fb.pairwise_sum(terms)
-    terms = np.sin(ang, out=terms)
+    if 2 * (n + 1) <= jk.size:
+        # fewer distinct angles than terms: cos and sin of every j in [−n/2, n/2], by the same
+        # expression as below, then looked up — the same value for each term, bit for bit,
+        # and a gather instead of an extended-precision cos and sin per term (small T, where
+        # many frequencies need extended precision: 4M terms at n = 7,500, 0.6 s → 0.1 s)
+        j = np.arange(-(n // 2), n // 2 + 1, dtype=np.int64)
+        table_ang = _TWO_PI_EXT * j.astype(_EXT) / _EXT(n)
+        jk += n // 2
+        terms = np.cos(table_ang)[jk]
+        terms *= x[:, None]
+        re = _fb.pairwise_sum(terms)
+        terms = np.sin(table_ang)[jk]
+        del jk
+    else:
+        ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
+        del jk
+        # pairwise sums (x @ cos(ang) sums long doubles in sequence: error ~ m u, not log₂ m u)
+        terms = np.cos(ang)
+        terms *= x[:, None]
+        re = _fb.pairwise_sum(terms)
+        terms = np.sin(ang, out=terms)
     terms *= x[:, None]
     values = ext["light_fft"][freqs].astype(np.clongdouble if _EXT is not np.float64
                                             else np.complex128)
