@@ -598,6 +598,8 @@ def test_direct_dft_table_is_the_per_term_evaluation(size, n, nsel):
     np.add.at(light, ext["pos"][ext["light"]], masses[ext["light"]])
     ext["light_fft"] = np.fft.rfft(light)
     freqs = np.sort(rng.choice(n // 2 + 1, size=nsel, replace=False))
+    # the first three cases take the table, the last two one cos and sin per term
+    assert (2 * (n + 1) <= ext["heavy"].size * freqs.size) == (nsel > 3)
     got = dist._direct_coefficients(masses, ext, freqs, n)
     heavy = ext["heavy"]
     x = masses[heavy].astype(dist._EXT)

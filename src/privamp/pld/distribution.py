@@ -623,12 +623,15 @@ def _direct_coefficients(masses: np.ndarray, ext: dict, freqs: np.ndarray, n: in
         # many frequencies need extended precision: 4M terms at n = 7,500, 0.6 s → 0.1 s)
         j = np.arange(-(n // 2), n // 2 + 1, dtype=np.int64)
         table_ang = _TWO_PI_EXT * j.astype(_EXT) / _EXT(n)
+        sin_table = np.sin(table_ang)
+        cos_table = np.cos(table_ang, out=table_ang)
         jk += n // 2
-        terms = np.cos(table_ang)[jk]
+        terms = cos_table[jk]
+        del cos_table, table_ang
         terms *= x[:, None]
         re = _fb.pairwise_sum(terms)
-        terms = np.sin(table_ang)[jk]
-        del jk
+        np.take(sin_table, jk, out=terms)
+        del jk, sin_table
     else:
         ang = _TWO_PI_EXT * jk.astype(_EXT) / _EXT(n)
         del jk

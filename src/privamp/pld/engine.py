@@ -877,29 +877,22 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     tilting = False
     best = None
     fit = None
-    # d log(1/δ)/dε measured on a composed upper side (None: not yet), and the passes left
+    # d log(1/δ)/dε measured on a composed upper side (None: not yet; 0: measured, no use),
+    # the passes left, and whether this pass recomposes on the measured slope's grid
     measured = None
     passes = 3
+    refining = False
     while passes > 0:
         passes -= 1
+        this_refines, refining = refining, False
         total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
         tilts = ({name: _tilt_for_eps(m, eps, lam_grid) for name, m in mgfs.items()} if tilting
                  else {})
         mean, var = max(moments.values(), key=lambda mv: mv[0] + math.sqrt(mv[1]))
         z = max((eps - mean) / math.sqrt(max(var, 1e-300)), 1.0)
         lam = max(_tilt_for_eps(m, eps, lam_grid) for m in mgfs.values())
-        # a relative error r in δ is an error of about r / (d log(1/δ) / dε) in ε; the slope
-        # is about the Chernoff tilt λ above the composed loss's mean, and measured otherwise
-        # (below it λ is about 0 while the slope, e^ε Q(L > ε) / δ(ε), is not: at ε = 0 the
-        # total variation of a subsampled composition took a grid 100× too coarse, 7 % wide)
-        eps_error = rel / max(lam, 1e-3, measured or 0.0)
-        h_u, h_l, _ = _grids(total, _slope(lam, z, var, _max_tilt(lam_grid)), max(eps, 0.1),
-                             eps_error,
-                             eps_error / 10, grid_step)
         all_items = [item for items in sets.values() for item in items]
-        if grid_step is None:  # a spacing the user fixed is used as given
-            h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
-            h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+
         # grids that fit in memory (see pld_epsilon)
         def advice(h, sets=sets, ranges_by_set=ranges_by_set, tail_total=tail_total,
                    tilts=tilts):
@@ -908,21 +901,42 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                              tilts.get(side, 0.0), None, size_only=True)))
 
         h_min = _min_spacing(ranges_by_set, grid_step, advice)
-        h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
-        h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
+
+        def spacings(eps_error, total=total, lam=lam, z=z, var=var, lam_grid=lam_grid,
+                     ranges_by_set=ranges_by_set, all_items=all_items, h_min=h_min):
+            h_u, h_l, _ = _grids(total, _slope(lam, z, var, _max_tilt(lam_grid)),
+                                 max(eps, 0.1), eps_error, eps_error / 10, grid_step)
+            if grid_step is None:  # a spacing the user fixed is used as given
+                h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
+                h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+            h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
+            h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
+            return h_u, h_l
+
+        # a relative error r in δ is an error of about r / (d log(1/δ) / dε) in ε; the slope
+        # is about the Chernoff tilt λ above the composed loss's mean, and measured otherwise
+        # (below it λ is about 0 while the slope, e^ε Q(L > ε) / δ(ε), is not: at ε = 0 the
+        # total variation of a subsampled composition took a grid 100× too coarse, 7 % wide)
+        h_u, h_l = spacings(rel / max(lam, 1e-3, measured or 0.0))
         fit = _Fitter(all_items, grid_step is not None, advice) if fit is None else fit
         fit.advice = advice
         sizes: dict = {}
         uppers = {}
         comps = {}
-        for name in sets:
-            tilt = tilts.get(name, 0.0)
-            comp = comps[name] = fit(
-                lambda hh, it=sets[name], rg=ranges_by_set[name], tl=tail_total,
-                tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache), h_u, "upper")
-            uppers[name] = comp.delta(eps)
-            sizes[f"upper/{name}"] = comp.fft_size
-        h_u = max(h_u, fit.used.get("upper", h_u))
+        try:
+            for name in sets:
+                tilt = tilts.get(name, 0.0)
+                comp = comps[name] = fit(
+                    lambda hh, it=sets[name], rg=ranges_by_set[name], tl=tail_total,
+                    tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache), h_u, "upper")
+                uppers[name] = comp.delta(eps)
+                sizes[f"upper/{name}"] = comp.fft_size
+        except NumericalError:
+            if not this_refines:
+                raise
+            break  # the finer grid does not fit: the pass before gave a certified answer
+        # this pass's spacing (coarser than asked when the memory bound coarsened it)
+        h_u = max(h_u, max(c.h for c in comps.values()))
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
@@ -930,16 +944,22 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         if best is None or upper < best[0]:
             best = (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total,
                     var, mean, dict(sizes), h_u)
-        if measured is None and grid_step is None and 0 < upper < 1:
-            # the slope of log δ over 8 spacings of this pass's upper side: a grid chosen for
-            # a slope 4× smaller than that is composed again, once (only the spacings change;
-            # each pass's upper end is certified and the smallest is kept)
+        if (measured is None and grid_step is None and 0 < upper < 1 and not fit.coarsened
+                and upper * rel * 1e-3 >= tail_total):
+            # the slope of log δ over 8 spacings of this pass's upper side; where the grid it
+            # calls for is finer, the pass is composed again on it, once (only the spacings
+            # change; each pass's upper end is certified and the smallest is kept). δ at
+            # ε + 8h at the floor of the tail mass (beyond the top of the loss range) is no slope
             span = 8 * h_u
             further = comps[worst].delta(eps + span)
-            measured = math.log(upper / further) / span if further > 0 else 0.0
-            if measured > 4 * max(lam, 1e-3) and rel / measured < 0.25 * eps_error:
-                passes += 1
-                continue
+            measured = 0.0
+            if further > 4 * tail_total:
+                slope = math.log(upper / further) / span
+                if slope > 4 * max(lam, 1e-3) and spacings(rel / slope)[0] < h_u / 1.5:
+                    measured, refining = slope, True
+                    passes += 1
+                    continue
+        del comps
         # the tail budget must be small against δ itself: redo with a budget scaled to it
         small = upper < _TILT_BELOW and not tilting
         if not small and (upper <= 0 or upper * rel * 1e-3 >= tail_total
