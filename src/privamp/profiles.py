@@ -200,6 +200,18 @@ class PrivacyProfile(abc.ABC):
         """
         return None
 
+    def curve_atoms(self) -> np.ndarray | None:
+        """Approximate positions of the atoms of the privacy loss (the kinks of the symmetric
+        dominating curve in α = e^ε), also where the loss has a continuous part besides them
+        (the Laplace mechanism: atoms at ±θ); ``None`` when none are known.
+
+        Only a matter of tightness, never of validity: the PLD engine puts these positions on
+        its grid, where connect-the-dots is exact at them and the lower discretisation keeps
+        them whole (:func:`privamp.pld.grids._snap`). Defaults to :meth:`curve_kinks`.
+        """
+        kinks = self.curve_kinks()
+        return None if kinks is None else np.asarray(kinks[0], dtype=float)
+
     # ----------------------------------------------------------------------------------------
     # public interface
     # ----------------------------------------------------------------------------------------

@@ -92,6 +92,12 @@ class LaplaceProfile(PrivacyProfile):
     def pure_epsilon(self) -> float:
         return self.theta
 
+    def curve_atoms(self):
+        """The privacy loss of the Laplace pair is +θ beyond the shifted mean, −θ below the
+        other one and continuous in between (under the unshifted law: mass ½ at −θ and
+        ½e^{−θ} at +θ): atoms at ±θ, with a continuous part (not :meth:`curve_kinks`)."""
+        return np.array([-self.theta, self.theta]) if self.theta > 0 else None
+
     def _white_box_group(self, k):
         return LaplaceProfile(mul_up(float(k), self.theta), self.relation,
                               theta_lower=mul_down(float(k), self.theta_lower))

@@ -200,6 +200,15 @@ class PairCurve(abc.ABC):
         discrete)."""
         return None
 
+    def atoms(self) -> np.ndarray | None:
+        """Approximate positions of the atoms of the pair's (finite) privacy loss, also when
+        the loss has a continuous part as well (``None``: none known). A matter of tightness
+        only: the engine puts them on its grid (:func:`privamp.pld.grids._snap`), where
+        connect-the-dots is exact at them and the lower discretisation keeps them whole.
+        Defaults to the positions of :meth:`kinks`."""
+        kinks = self.kinks()
+        return None if kinks is None else np.asarray(kinks[0], dtype=float)
+
 
 class ProfileCurve(PairCurve):
     """The symmetric dominating curve of a privacy profile (its extension to ε < 0).
@@ -264,6 +273,9 @@ class ProfileCurve(PairCurve):
 
     def kinks(self):
         return self.profile.curve_kinks()
+
+    def atoms(self):
+        return self.profile.curve_atoms()
 
     @property
     def convex(self) -> bool:
@@ -398,6 +410,18 @@ class PoissonPairCurve(PairCurve):
         if base is None:
             return None
         pos, err = base
+        out = self._mapped_atoms(pos)
+        if out is None:
+            return None
+        return out, err + 8 * ULP * (1 + float(np.max(np.abs(out), initial=0.0)))
+
+    def atoms(self):
+        """The base's atoms mapped as in :meth:`kinks` (Laplace: the two atoms of the
+        subsampled loss at ±log(1 − γ + γe^{±θ}), besides its continuous part)."""
+        base = self.base.atoms()
+        return None if base is None else self._mapped_atoms(base)
+
+    def _mapped_atoms(self, pos) -> np.ndarray | None:
         g = self.rate
         pos = np.asarray(pos, dtype=float)
         with np.errstate(over="ignore"):
@@ -410,7 +434,7 @@ class PoissonPairCurve(PairCurve):
             out = -out
         if not np.all(np.isfinite(out)):
             return None
-        return out, err + 8 * ULP * (1 + float(np.max(np.abs(out), initial=0.0)))
+        return out
 
     def __repr__(self) -> str:
         return f"PoissonPairCurve({self.base!r}, rate={self.rate!r}, {self.orientation})"

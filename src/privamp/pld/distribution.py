@@ -138,7 +138,8 @@ class StepPLD:
     @classmethod
     def from_curve(cls, curve: PairCurve, h: float, eps_lo: float, eps_hi: float,
                    kind: str = "upper", *, negligible: float = 0.0, offset: float = 0.0,
-                   kink_error: float | None = None) -> StepPLD:
+                   kink_error: float | None = None,
+                   atoms: np.ndarray | None = None) -> StepPLD:
         """Discretise a pair's hockey-stick curve on [eps_lo, eps_hi] with spacing h.
 
         ``negligible`` (lower kind only): P-mass that may move down to the grid point below it
@@ -151,6 +152,10 @@ class StepPLD:
         to that error), connect-the-dots is exact, and the lower kind is connect-the-dots
         through lower values instead of the tangent construction
         (:func:`~privamp.pld.discretize.upper_masses` with ``lower=True``).
+
+        ``atoms`` (lower kind, tangent construction): positions of atoms of a loss with a
+        continuous part, a hint that keeps them whole
+        (:func:`~privamp.pld.discretize.lower_masses`, step 3).
         """
         if kind not in ("upper", "lower"):
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
@@ -169,7 +174,7 @@ class StepPLD:
                                          kink_error=kink_error)
         else:
             masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible,
-                                         offset=offset)
+                                         offset=offset, atoms=atoms)
         return cls(h, i_lo, masses, p_inf, kind, repr(curve), offset)
 
     @property

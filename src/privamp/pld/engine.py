@@ -81,9 +81,11 @@ from .grids import (
     _EPS_FLOOR,
     _MIN_POINTS,
     _aligned_range,
+    _atom_offset,
     _ceil_pow,
     _choose_grids,
     _clip_grid,
+    _finite_atoms,
     _grid_for,
     _grids,
     _lambda_grid,
@@ -294,7 +296,9 @@ def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligibl
     report("discretising a step's privacy loss (%s side, grid %.3g)", kind, h)
     place = _placement(curve, h)
     if place is None:
-        return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible)
+        offset = _atom_offset(curve, h)
+        return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible,
+                                  offset=offset or 0.0, atoms=_finite_atoms(curve))
     lo, hi = _aligned_range(curve, lo, hi, h)
     return StepPLD.from_curve(curve, h, lo, hi, kind, offset=place[0], kink_error=place[1])
 

@@ -11,6 +11,8 @@ the engine's brackets are certified on any grid):
 * **Chernoff tilts** — the λ grid scaled to the losses, the optimal tilt for a target δ or ε;
 * **atoms on the grid** — the spacing snapped to the lattice of a discrete loss law and the grid
   offset to its atoms, so connect-the-dots is exact for it (:func:`_snap`, :func:`_placement`);
+  the atoms of a loss with a continuous part as well (Laplace) a little above grid points, where
+  the lower discretisation keeps them whole (:func:`_atom_offset`);
 * **refinement of the lower side** — shrink the spacing while the certified bracket misses its
   target width, within an FFT budget (:func:`_refine_lower`);
 * **size check** — step grids within :data:`~privamp.pld.distribution.MAX_FFT` points (the
@@ -103,12 +105,21 @@ def _finite_kinks(curve: PairCurve):
     return (pos, float(err)) if pos.size else None
 
 
+def _finite_atoms(curve: PairCurve) -> np.ndarray | None:
+    """The finite atom positions of :meth:`PairCurve.atoms` (sorted, distinct), or None."""
+    atoms = curve.atoms()
+    if atoms is None:
+        return None
+    pos = np.unique(np.asarray(atoms, dtype=float))
+    pos = pos[np.isfinite(pos)]
+    return pos if pos.size else None
+
+
 def _lattice_step(curve: PairCurve) -> float | None:
     """G when the curve's atoms are ``a + kG`` (k integer; G the smallest gap), else None."""
-    kinks = _finite_kinks(curve)
-    if kinks is None or kinks[0].size < 2:
+    pos = _finite_atoms(curve)
+    if pos is None or pos.size < 2:
         return None
-    pos = kinks[0]
     g = float(np.min(np.diff(pos)))
     r = (pos - pos[0]) / g
     if g <= 0 or np.any(np.abs(r - np.round(r)) > 1e-9 * np.maximum(r, 1.0)):
@@ -116,19 +127,26 @@ def _lattice_step(curve: PairCurve) -> float | None:
     return g
 
 
-def _snap(h: float, items) -> float:
-    """The largest spacing ≤ h that puts the atoms of a discrete loss law on the grid: G/N for
-    the lattice step G of the most frequent discrete event (no change if there is none). A
-    finer grid is always valid; this one makes connect-the-dots exact for that event and lets
-    its lower side be exact too (:func:`_placement`)."""
+def _lattice(items) -> float | None:
+    """The lattice step G of the most frequent event with atoms (:func:`_lattice_step`)."""
     best = None
     for curve, count in items:
         g = _lattice_step(curve)
         if g is not None and (best is None or count > best[1]):
             best = (g, count)
-    if best is None:
+    return None if best is None else best[0]
+
+
+def _snap(h: float, items) -> float:
+    """The largest spacing ≤ h that puts the atoms of a loss law (:meth:`PairCurve.atoms`) on
+    one grid: G/N for the lattice step G of the most frequent event with atoms (no change if
+    there is none). A finer grid is always valid; this one makes connect-the-dots exact for a
+    discrete event and lets its lower side be exact too (:func:`_placement`), and keeps the
+    atoms of a loss with a continuous part nearly whole on the lower side
+    (:func:`_atom_offset`)."""
+    g = _lattice(items)
+    if g is None:
         return h
-    g = best[0]
     return g / math.ceil(g / h * (1 - 1e-12))
 
 
@@ -136,14 +154,9 @@ def _snap_up(h: float, items) -> float:
     """The smallest spacing ≥ h that keeps the lattice of :func:`_snap` (G/N with N ≥ 1), or h
     itself when it exceeds the lattice step G (a grid off the atoms is still valid, only less
     exact): used when the memory bound makes a grid coarser."""
-    best = None
-    for curve, count in items:
-        g = _lattice_step(curve)
-        if g is not None and (best is None or count > best[1]):
-            best = (g, count)
-    if best is None or best[0] < h:
+    g = _lattice(items)
+    if g is None or g < h:
         return h
-    g = best[0]
     return g / max(math.floor(g / h * (1 + 1e-12)), 1)
 
 
@@ -162,6 +175,36 @@ def _placement(curve: PairCurve, h: float):
         return None
     rounding = 8 * ULP * (float(np.max(np.abs(pos))) + abs(offset) + h)
     return offset, err + dev + rounding
+
+
+#: How far above a grid point the engine puts an atom of a loss with a continuous part, in
+#: grid steps: its tangent lines then meet just above that point, and the lower side moves it
+#: down by about this much (:func:`privamp.pld.discretize.lower_masses`).
+ATOM_LIFT = 1.0 / 1024.0
+
+
+def _atom_offset(curve: PairCurve, h: float) -> float | None:
+    """The grid offset that puts the atoms of a loss with a continuous part
+    (:meth:`PairCurve.atoms`) :data:`ATOM_LIFT` steps above grid points ``offset + i h``
+    when they fit one grid (within 1e-7 h; h from :func:`_snap`), else None.
+
+    The lower discretisation then keeps each atom nearly whole
+    (:func:`~privamp.pld.discretize.lower_masses`, step 3): the tangent line at the point just
+    below an atom, from secants that stop short of it, meets the next line just above that
+    point, and the atom moves down to it by about the lift — at the top of a Laplace loss,
+    where nothing lies above to merge with, and at the bottom, where it is the last
+    remainder of the merging sweep towards it. On an arbitrary grid either end could fall a
+    whole step or be spread over many cells. Connect-the-dots is nearly exact at the atoms
+    too. Tightness only: any offset is valid."""
+    pos = _finite_atoms(curve)
+    if pos is None:
+        return None
+    start = float(pos[0]) - ATOM_LIFT * h
+    offset = start - math.floor(start / h) * h
+    r = (pos - pos[0]) / h
+    if float(np.max(np.abs(r - np.round(r)))) > 1e-7:
+        return None
+    return offset
 
 
 def _aligned_range(curve: PairCurve, lo: float, hi: float, h: float) -> tuple[float, float]:
@@ -320,11 +363,12 @@ def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, u
     * the next grid stays within the budget of :func:`_next_lower_grid`, counting the larger
       of the FFT and the step grids (``step_points(h)``; a composition whose window is tiny
       still evaluates its curves at every step grid point);
-    * the last refinement made progress (the width shrank by at least 1 %: a lower side
+    * the last refinement did not stall (its width within 1 % of the best one's: a lower side
       limited by something other than the spacing — a curve without informative lower values
-      — does not improve on finer grids, it only costs time and memory) — except after a
-      collapse (a lower end at most half the upper one: the grid did not resolve the bulk of
-      the loss), which is refined by a factor 3 whatever the convergence model says;
+      — does not improve on finer grids, it only costs time and memory; a width that got
+      worse is erratic convergence, not a stall) — except after a collapse (a lower end at
+      most half the upper one: the grid did not resolve the bulk of the loss), which is
+      refined by a factor 3 whatever the convergence model says;
     * the memory bound does not send it back to about the grid already composed.
 
     Returns ``(value, spacing)``: the largest certified value found (every one is a valid lower
@@ -341,12 +385,16 @@ def _refine_lower(side: Callable[[float], tuple[float, int, float]], h: float, u
         last_used = used
         sizes[key] = size
         previous = None if best is None else upper - best[0]
+        # stalled: this grid's width within 1 % of the best one's. A width that got *worse*
+        # is not a stall: off-grid kinks make the lower end erratic in h (Laplace under
+        # WR(100, 5): 0.70614 at h = 3.1e-3, 0.69630 at 1.2e-3, 0.70838 at 3.1e-4)
+        stalled = previous is not None and abs((upper - value) - previous) <= 0.01 * previous
         if best is None or value > best[0]:
             best = (value, used)
         width = upper - best[0]
         collapsed = best[0] <= 0.5 * upper
         if (width <= target or attempt == _MAX_REFINE or fixed
-                or (previous is not None and width > 0.99 * previous and not collapsed)):
+                or (stalled and not collapsed)):
             break
         # this attempt already got only the finest grid the memory bound allows (coarser than
         # asked): a finer request gets that same grid again, so composing it again gains nothing
