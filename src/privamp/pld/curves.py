@@ -192,6 +192,13 @@ class PairCurve(abc.ABC):
         """log D_∞(P ‖ Q) = log P(q = 0), an upper bound (``-inf`` if P ≪ Q)."""
         return float(self.log_upper(np.array([np.inf]))[0])
 
+    @property
+    def log_q_mass_at_minus_infinity(self) -> float:
+        """A lower bound on log Q(p = 0), the Q-mass of the loss −∞ (``-inf``: none known).
+        It has no P-mass, so the left tail of the loss may leave it out
+        (:func:`privamp.pld.engine._left_end`)."""
+        return -math.inf
+
     def kinks(self) -> tuple[np.ndarray, float] | None:
         """The atoms of the pair's (finite) privacy loss, if it has only finitely many and no
         continuous part: ``(positions, error)``, every atom within ``error`` of a listed
@@ -276,6 +283,11 @@ class ProfileCurve(PairCurve):
 
     def atoms(self):
         return self.profile.curve_atoms()
+
+    @property
+    def log_q_mass_at_minus_infinity(self) -> float:
+        """The symmetric curve: Q(p = 0) = P(q = 0) = δ(∞), from the lower value."""
+        return float(self.log_lower(np.array([np.inf]))[0])
 
     @property
     def convex(self) -> bool:
@@ -414,6 +426,19 @@ class PoissonPairCurve(PairCurve):
         if out is None:
             return None
         return out, err + 8 * ULP * (1 + float(np.max(np.abs(out), initial=0.0)))
+
+    @property
+    def log_q_mass_at_minus_infinity(self) -> float:
+        """add, (Q, (1 − γ)Q + γP): the mixture's mass where Q = 0, γ P(Q = 0) (the base's mass
+        at +∞); remove, ((1 − γ)Q + γP, Q): Q's mass where the mixture vanishes, none for γ < 1
+        and the base's mass at −∞ (the same, self-dual) for γ = 1. Lower values, rounded down."""
+        base = float(self.base.log_lower(np.array([np.inf]))[0])
+        if not base > -math.inf:
+            return -math.inf
+        if self.orientation == "add":
+            val = math.log(self.rate) + base
+            return val - 4 * ULP * (1.0 + abs(val))
+        return base if self.rate == 1.0 else -math.inf
 
     def atoms(self):
         """The base's atoms mapped as in :meth:`kinks` (Laplace: the two atoms of the

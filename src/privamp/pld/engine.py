@@ -217,14 +217,31 @@ def _right_end(curve: PairCurve, log_budget: float) -> float:
 
 
 def _left_end(curve: PairCurve, log_budget: float) -> float:
-    """Largest ε₀ ≤ 0 (to bisection accuracy) with the left-tail bound ≤ budget."""
+    """Largest ε₀ ≤ 0 (to bisection accuracy) with the left-tail bound ≤ budget.
+
+    With α = e^{ε₀/2}: P(L < ε₀) ≤ e^{ε₀} E_Q[(α − e^L)_+; L > −∞]/(α − e^{ε₀}), and
+    E_Q[(α − e^L)_+] = f(α) − (1 − α) (``log_excess``) counts the Q-atom at L = −∞, which has no
+    P-mass, with weight α: it is taken out (a lower bound on its mass, so what is left is still
+    an upper bound). Without that, a pair whose second law has mass where the first has none
+    (approx-DP under Poisson(1e-9), add orientation) bounded a loss living within ±2e-9 only
+    below −8.3, and its step grids took millions of points. The subtraction is in floating
+    point: a budget below about 1e-16 α m cannot be resolved, and the cut stays where it was."""
+    log_m = curve.log_q_mass_at_minus_infinity
 
     def bound(e0):
         e0 = np.atleast_1d(np.asarray(e0, dtype=float))
         half = e0 / 2
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
             log_gap = half + np.log1p(-np.exp(half))  # log(e^{ε₀/2} − e^{ε₀})
-            return e0 + curve.log_excess(half) - log_gap
+            excess = curve.log_excess(half)
+            if log_m > -math.inf:
+                # e^{excess} − α m, each term rounded the safe way, the difference rounded up
+                # (the exponent's rounding, ulp × its size, is a relative error of the atom)
+                atom = half + log_m
+                rest = (np.exp(excess) * (1 + 4 * ULP)
+                        - np.exp(atom) * (1 - 4 * ULP * (1 + np.abs(atom)))) * (1 + 2 * ULP)
+                excess = np.log(np.maximum(rest, 0.0))
+            return e0 + excess - log_gap
 
     lo = -1.0
     while bound(lo)[0] > log_budget:
