@@ -73,7 +73,8 @@ class PairCurve(abc.ABC):
         """Bounds ``(s_lo, s_hi)`` with ``s_lo ≤ f'(α−) ≤ f'(α+) ≤ s_hi`` at α = e^ε.
 
         ``log_lower``: ``self.log_lower(eps)`` when the caller has it already (it is reused, not
-        recomputed: one evaluation of the curve fewer per point).
+        recomputed: one evaluation of the curve fewer per point). ``tau`` may be an array of
+        the shape of ``eps`` (a window per point; every implementation is element-wise).
 
         The slope of f is ``−Q(L > ε)``. This default brackets it by the secants of f on
         ``[α e^{−τ}, α]`` and ``[α, α e^{τ}]`` (f is convex), from the lower and upper values,

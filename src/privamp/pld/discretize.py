@@ -286,13 +286,14 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     tau = max(h / 256.0, 4 * math.sqrt(curve.lower_slack)) if slope_tau is None else slope_tau
     s_lo, s_hi = curve.slope_bounds(eps, tau, log_lower=log_d)
     near_atoms = _points_near_atoms(atoms, eps, max(ATOM_CLOSE * h, tau))
-    for i, gap in near_atoms:
-        # a grid point whose secant windows reach an atom (the engine puts the nearest ones a
+    if near_atoms:
+        # grid points whose secant windows reach an atom (the engine puts the nearest ones a
         # little apart, :func:`privamp.pld.grids._atom_offset`): slopes from secants that stop
-        # short of it (a window across it carries the whole slope jump as uncertainty)
-        lo_i, hi_i = curve.slope_bounds(eps[i:i + 1], min(tau, 0.25 * abs(gap)),
-                                        log_lower=log_d[i:i + 1])
-        s_lo[i], s_hi[i] = lo_i[0], hi_i[0]
+        # short of it (a window across it carries the whole slope jump as uncertainty); one
+        # call, a window per point
+        at = np.array([i for i, _ in near_atoms], dtype=np.int64)
+        narrow = np.minimum(tau, 0.25 * np.abs(np.array([g for _, g in near_atoms])))
+        s_lo[at], s_hi[at] = curve.slope_bounds(eps[at], narrow, log_lower=log_d[at])
     # the points just below an atom
     below = [i for i, gap in near_atoms if 0 < gap <= ATOM_CLOSE * h]
     s_lo = np.minimum(s_lo, s_hi)
