@@ -315,11 +315,9 @@ def _series_columns(theta: float, lq: float, lq1: float, x0: float, th2: float,
     ``aa`` (a column vector): the log-terms t1, t2, the sign of C(α, i) and the bounds e1, e2
     on the terms' rounding errors."""
     i = np.arange(start, stop, dtype=float)[None, :]
-    if start == 0:
-        lc, sg = _log_abs_binom(aa, i)
-        binom_err = 0.0
-    else:  # the columns a doubling adds (the series' tails): by the ratio recurrence
-        lc, sg, binom_err = _log_abs_binom_run(aa, i)
+    # by the ratio recurrence between anchors, for the first pass as for the columns a
+    # doubling adds (the element-wise gamma functions of every column were most of the time)
+    lc, sg, binom_err = _log_abs_binom_run(aa, i)
     m = aa - i
     arg1 = x0 - theta * i  # the same for every order: one row
     arg2 = theta * m - x0
