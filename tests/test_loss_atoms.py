@@ -26,12 +26,13 @@ import numpy as np
 import pytest
 
 from privamp import Accountant, LaplaceMechanism
+from privamp.amplification.subsampling import amplify
 from privamp.mechanisms.laplace import LaplaceProfile
 from privamp.pld import curves as _curves
 from privamp.pld.curves import PoissonPairCurve, ProfileCurve
 from privamp.pld.distribution import StepPLD
 from privamp.pld.grids import ATOM_LIFT, _atom_offset, _finite_atoms, _snap
-from privamp.sampling import Poisson
+from privamp.sampling import WOR, WR, Poisson
 
 mpmath.mp.dps = 50
 
@@ -204,6 +205,39 @@ def test_the_grid_puts_the_atoms_just_above_grid_points(asked):
     assert _atom_offset(curve, h * 1.000123) is None
 
 
+@pytest.mark.parametrize("scheme", [WOR(1000, 100), WOR(50, 3), WR(100, 5)], ids=repr)
+def test_amplified_laplace_lower_step_is_dominated(scheme):
+    """Laplace under WOR/WR (substitution): the amplified profile lists its atoms (±the map of
+    each group's ±kθ, and 0); the lower step stays below the exact one-step curve (the
+    independent reference of :mod:`conformance.references`, 50 digits)."""
+    from conformance.references import one_step_delta
+
+    mech = LaplaceMechanism(1.0, relation="substitute")
+    curve = ProfileCurve(amplify(mech, scheme, "substitute"))
+    atoms = _finite_atoms(curve)
+    assert atoms is not None and 0.0 in atoms.tolist()
+    h = _snap(float(atoms[-1] - atoms[0]) / 900, [(curve, 1)])
+    offset = _atom_offset(curve, h)
+    if isinstance(scheme, WOR):
+        assert offset is not None  # ±a and 0: a lattice
+    lo, hi = float(atoms[0]) - 5 * h, float(atoms[-1]) + 5 * h
+    step = StepPLD.from_curve(curve, h, lo, hi, "lower", offset=offset or 0.0, atoms=atoms)
+    assert math.fsum(step.masses.tolist()) + step.p_inf <= 1.0
+    eps = np.unique(np.concatenate([_probe_points(curve, h, offset or 0.0),
+                                    np.linspace(lo, hi, 60)]))
+    got = _deltas(step, eps)
+
+    def exact(e):
+        if e >= 0:
+            return one_step_delta(mech, scheme, mech.relation, e)
+        a = mpmath.e ** mpmath.mpf(e)
+        return 1 - a + a * one_step_delta(mech, scheme, mech.relation, -e)
+
+    for e, d in zip(eps.tolist(), got.tolist(), strict=True):
+        ref = exact(e)
+        assert d <= ref * (1 + mpmath.mpf("1e-12")) + mpmath.mpf("1e-300"), (e, d, ref)
+
+
 # ---- composed: against the simple reference, without the hint, and the target ------------
 
 @pytest.fixture
@@ -231,20 +265,24 @@ def test_composed_bracket_holds_the_simple_reference(scale, rate, steps):
     assert b.upper - b.lower <= 1e-4 * b.upper
 
 
-ROWS = [  # (scale, rate, steps, query, argument): the issue's row and its neighbours
-    (1.0, 0.01, 10_000, "epsilon", 1e-5),
-    (1.0, 0.01, 100_000, "epsilon", 1e-5),
-    (0.5, 0.001, 10_000, "epsilon", 1e-8),
-    (1.0, 0.01, 10_000, "delta", 4.0),
-    (3.0, 0.2, 1_000, "delta", 0.5),
+ROWS = [  # (scale, scheme, steps, query, argument): the issue's row and its neighbours
+    (1.0, Poisson(0.01), 10_000, "epsilon", 1e-5),
+    (1.0, Poisson(0.01), 100_000, "epsilon", 1e-5),
+    (0.5, Poisson(0.001), 10_000, "epsilon", 1e-8),
+    (1.0, Poisson(0.01), 10_000, "delta", 4.0),
+    (3.0, Poisson(0.2), 1_000, "delta", 0.5),
+    (1.0, WOR(1000, 100), 10_000, "epsilon", 1e-5),  # substitution: 0.25 % before
 ]
 
 
-@pytest.mark.parametrize(("scale", "rate", "steps", "query", "arg"), ROWS)
+@pytest.mark.parametrize(("scale", "scheme", "steps", "query", "arg"), ROWS)
 def test_laplace_brackets_meet_the_target_and_agree_without_the_hint(
-        scale, rate, steps, query, arg, without_hints):
+        scale, scheme, steps, query, arg, without_hints):
+    relation = "add-remove" if isinstance(scheme, Poisson) else "substitute"
+
     def bracket():
-        acc = Accountant("pld").add(LaplaceMechanism(scale), steps, scheme=Poisson(rate))
+        acc = Accountant("pld").add(LaplaceMechanism(scale, relation=relation), steps,
+                                    scheme=scheme)
         return getattr(acc, query)(arg)
 
     with warnings.catch_warnings():

@@ -250,6 +250,17 @@ class AmplifiedProfile(PrivacyProfile):
         return (np.concatenate([-pos, [0.0], pos]),
                 err + 8 * ULP * (1 + float(np.max(pos, initial=0.0))))
 
+    def curve_atoms(self):
+        """The same map on the group profiles' atoms, also beside a continuous part (Laplace
+        under WOR: ±amplify_eps(θ) and 0; under WR one pair per multiplicity): a hint for the
+        PLD grid (:meth:`PrivacyProfile.curve_atoms`)."""
+        sets = [grp.curve_atoms() for grp in self._groups]
+        if not sets or any(a is None for a in sets):
+            return None
+        pos = np.unique(np.abs(np.concatenate(sets)))
+        pos = np.atleast_1d(amplify_eps(pos[pos > 0], self.eta))
+        return np.concatenate([-pos, [0.0], pos])
+
     @property
     def pure_epsilon(self) -> float:
         k_max = self.multiplicity.max_multiplicity
