@@ -37,7 +37,7 @@ from privamp.sampling import WOR, WR, Poisson
 mpmath.mp.dps = 50
 
 THETAS = [0.3, 1.0, 4.0]
-RATES = [None, 1.0, 0.5, 0.01, 1e-4]
+RATES = [None, 1.0, 0.5, 0.01, 1e-4, 1e-7]
 ORIENTATIONS = ["remove", "add"]
 
 
@@ -187,8 +187,16 @@ def test_lower_step_is_dominated(theta, rate, orientation, wrong):
         def gap(low, up):
             return float(np.dot(up.masses, up.losses) - np.dot(low.masses, low.losses))
 
+        def kept(low):
+            return math.fsum(low.masses.tolist()) + low.p_inf
+
+        # (E_P[L] compares only steps that keep their mass: one that drops mass below its grid
+        # can even gain; at tiny rates the plain step loses most of it, secant windows of
+        # 4e-6 straddling atoms 1e-7 apart)
+        assert kept(step) >= 1 - 1e-6
         assert gap(step, upper) <= 8 * ATOM_LIFT * h
-        assert gap(step, upper) <= 0.7 * gap(plain, plain_up)
+        if rate is None or rate >= 1e-4:  # below, E_P[L] itself is ~1e-14: no measure
+            assert gap(step, upper) <= 0.7 * gap(plain, plain_up)
 
 
 @pytest.mark.parametrize("asked", [1e-2, 3.3e-4, 1e-5])
@@ -239,6 +247,20 @@ def test_amplified_laplace_lower_step_is_dominated(scheme):
 
 
 # ---- composed: against the simple reference, without the hint, and the target ------------
+
+@pytest.mark.parametrize(("rate", "steps", "delta"), [(1e-6, 100_000, 1e-6),
+                                                      (1e-7, 1_000_000, 1e-8)])
+def test_tiny_rates_get_a_lower_end(rate, steps, delta):
+    """At tiny rates the secant windows (≥ 4e-6) reach both atoms from every grid point; each
+    point takes the narrower window. The lower end was 0 before the atoms were kept; with the
+    last atom's window winning (a review finding) the bracket was 7.5–8 % wide."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # still wider than 0.1 %: an AccuracyWarning
+        b = Accountant("pld").add(LaplaceMechanism(1.0), steps,
+                                  scheme=Poisson(rate)).epsilon(delta)
+    assert b.lower > 0
+    assert b.upper - b.lower <= 0.04 * b.upper
+
 
 @pytest.fixture
 def without_hints(monkeypatch):
@@ -296,3 +318,17 @@ def test_laplace_brackets_meet_the_target_and_agree_without_the_hint(
     # both certified: they overlap; and the hint only tightens
     assert new.lower <= old.upper and old.lower <= new.upper
     assert new.upper - new.lower <= old.upper - old.lower
+
+
+def test_an_atom_ulps_from_a_grid_point_warns_nothing():
+    """A hint within ulps of a grid point gives a secant window below the ulp of ε (a zero
+    gap): the slope bound is then trivial, silently (it leaked a divide-by-zero warning)."""
+    curve = PoissonPairCurve(ProfileCurve(LaplaceProfile(1.0)), 0.01, "add")
+    atoms = _finite_atoms(curve)
+    h = _snap(float(atoms[-1] - atoms[0]) / 50, [(curve, 1)])
+    offset = float(atoms[0]) - math.floor(float(atoms[0]) / h) * h  # the bottom atom on it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step = StepPLD.from_curve(curve, h, float(atoms[0]) - 3 * h, float(atoms[-1]) + 3 * h,
+                                  "lower", offset=offset, atoms=atoms)
+    assert math.fsum(step.masses.tolist()) + step.p_inf <= 1.0

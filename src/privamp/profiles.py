@@ -205,9 +205,10 @@ class PrivacyProfile(abc.ABC):
         dominating curve in α = e^ε), also where the loss has a continuous part besides them
         (the Laplace mechanism: atoms at ±θ); ``None`` when none are known.
 
-        Only a matter of tightness, never of validity: the PLD engine puts these positions on
-        its grid, where connect-the-dots is exact at them and the lower discretisation keeps
-        them whole (:func:`privamp.pld.grids._snap`). Defaults to :meth:`curve_kinks`.
+        Only a matter of tightness, never of validity: the PLD engine puts these positions just
+        above grid points (1/1024 step), where connect-the-dots is nearly exact at them and the
+        lower discretisation keeps them nearly whole (:func:`privamp.pld.grids._atom_offset`).
+        Defaults to :meth:`curve_kinks`.
         """
         kinks = self.curve_kinks()
         return None if kinks is None else np.asarray(kinks[0], dtype=float)

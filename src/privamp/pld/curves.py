@@ -68,7 +68,7 @@ class PairCurve(abc.ABC):
             val = round_down_log(log1mexp(np.minimum(eps, 0.0)), ulps=8)
         return np.where(eps < 0, val, -np.inf)
 
-    def slope_bounds(self, eps: np.ndarray, tau: float,
+    def slope_bounds(self, eps: np.ndarray, tau: float | np.ndarray,
                      log_lower: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Bounds ``(s_lo, s_hi)`` with ``s_lo ≤ f'(α−) ≤ f'(α+) ≤ s_hi`` at α = e^ε.
 
@@ -95,11 +95,13 @@ class PairCurve(abc.ABC):
             f_lo = np.exp(log_lower) * (1 - 2 * ULP)
         return self._secant_lo(eps, tau, f_lo), self._secant_hi(eps, tau, f_lo)
 
-    def _secant_lo(self, eps: np.ndarray, tau: float, f_lo: np.ndarray) -> np.ndarray:
+    def _secant_lo(self, eps: np.ndarray, tau: float | np.ndarray,
+                   f_lo: np.ndarray) -> np.ndarray:
         """The default ``s_lo`` of :meth:`slope_bounds` (secant on [α e^{−τ}, α]); ``f_lo``: the
         lower value at α, exponentiated with its 2-ulp margin."""
         e_left = eps - tau
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        # (a window below the ulp of ε gives a zero gap: the bound is then trivial, -1 or 0)
+        with np.errstate(under="ignore", over="ignore", invalid="ignore", divide="ignore"):
             alpha = np.exp(eps)
             f_left_up = np.exp(self.log_upper(e_left)) * (1 + 2 * ULP)
             # α − x_l, within 4 ulp (exp, expm1 of an exact difference, product)
@@ -110,10 +112,12 @@ class PairCurve(abc.ABC):
             s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
         return np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
 
-    def _secant_hi(self, eps: np.ndarray, tau: float, f_lo: np.ndarray) -> np.ndarray:
+    def _secant_hi(self, eps: np.ndarray, tau: float | np.ndarray,
+                   f_lo: np.ndarray) -> np.ndarray:
         """The default ``s_hi`` of :meth:`slope_bounds` (secant on [α, α e^{τ}])."""
         e_right = eps + tau
-        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        # (a window below the ulp of ε gives a zero gap: the bound is then trivial, -1 or 0)
+        with np.errstate(under="ignore", over="ignore", invalid="ignore", divide="ignore"):
             alpha = np.exp(eps)
             f_right_up = np.exp(self.log_upper(e_right)) * (1 + 2 * ULP)
             gap_right = alpha * np.expm1(e_right - eps)
@@ -211,8 +215,9 @@ class PairCurve(abc.ABC):
     def atoms(self) -> np.ndarray | None:
         """Approximate positions of the atoms of the pair's (finite) privacy loss, also when
         the loss has a continuous part as well (``None``: none known). A matter of tightness
-        only: the engine puts them on its grid (:func:`privamp.pld.grids._snap`), where
-        connect-the-dots is exact at them and the lower discretisation keeps them whole.
+        only: the engine puts them just above grid points (:func:`privamp.pld.grids._atom_offset`),
+        where connect-the-dots is nearly exact at them and the lower discretisation keeps them
+        nearly whole.
         Defaults to the positions of :meth:`kinks`."""
         kinks = self.kinks()
         return None if kinks is None else np.asarray(kinks[0], dtype=float)

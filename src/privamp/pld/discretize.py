@@ -291,9 +291,12 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         # little apart, :func:`privamp.pld.grids._atom_offset`): slopes from secants that stop
         # short of it (a window across it carries the whole slope jump as uncertainty); one
         # call, a window per point
-        at = np.array([i for i, _ in near_atoms], dtype=np.int64)
-        narrow = np.minimum(tau, 0.25 * np.abs(np.array([g for _, g in near_atoms])))
-        s_lo[at], s_hi[at] = curve.slope_bounds(eps[at], narrow, log_lower=log_d[at])
+        idx = np.array([i for i, _ in near_atoms], dtype=np.int64)
+        window = np.full(k_pts, tau, dtype=float)
+        # a point near two atoms takes the narrower window (it must stop short of both)
+        np.minimum.at(window, idx, 0.25 * np.abs(np.array([g for _, g in near_atoms])))
+        at = np.unique(idx)
+        s_lo[at], s_hi[at] = curve.slope_bounds(eps[at], window[at], log_lower=log_d[at])
     # the points just below an atom
     below = [i for i, gap in near_atoms if 0 < gap <= ATOM_CLOSE * h]
     s_lo = np.minimum(s_lo, s_hi)

@@ -347,7 +347,10 @@ def _log_abs_binom_run(aa: np.ndarray, i: np.ndarray):
     α − k ≠ 0). Error bound, with u = ULP (the machine epsilon, twice the unit roundoff): each
     r_k is within 4u(1 + |r_k|) (the subtraction and division are relative errors ≤ u/2 each,
     which move the log by ≤ u; the log itself is within 2 ulp of |r_k|), each step of the running
-    sum c adds ≤ u|c_m|, and the final addition to the anchor ≤ u|log C|. The sign is that of
+    sum c adds ≤ u|c_m|, and the final addition to the anchor ≤ u|log C|. The anchor's own
+    error is that of :func:`_log_abs_binom` (0 at column 0, where log C(α, 0) = 0), which the
+    caller's per-term allowance covers as it did when every column came from that function
+    (:func:`_term_error` counts |log C|). The sign is that of
     :func:`_log_abs_binom`: (−1)^{i−⌈α⌉} beyond ⌈α⌉, else +.
     """
     n = i.shape[1]
