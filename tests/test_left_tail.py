@@ -94,4 +94,5 @@ def test_left_end_without_an_atom_at_minus_infinity(rate, orientation):
     assert curve.log_q_mass_at_minus_infinity == -math.inf
     cut = _left_end(curve, math.log(1e-12))
     atoms = np.sort(curve.atoms())
-    assert cut <= atoms[0] + 1e-9 or cut == -1e-9
+    # the bottom atom carries about half the P-mass: the cut must lie below it, at every rate
+    assert cut < atoms[0]
