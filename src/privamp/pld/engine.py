@@ -94,6 +94,7 @@ from .grids import (
     _placement,
     _reference_deltas,
     _refine_lower,
+    _resolve_bulk,
     _slope,
     _snap,
     _snap_up,
@@ -852,7 +853,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                 # otherwise aim at a width of 1e-12)
                 h_own = min(h_l, floor_pow(_clip_grid(max(h_own, h_u_own), ranges_by_set,
                                                        total), 2.0))
-            h_l = _snap(h_own, all_items)
+            h_l = _snap(_resolve_bulk(h_own, h_u, ranges_by_set), all_items)
         if fit.coarsened:
             h_l = max(h_l, h_u)  # the memory bound already decided for a coarser window
         if h_l < h_min:  # the clip to a minimum of points per step can go below it
@@ -929,7 +930,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                                  max(eps, 0.1), eps_error, eps_error / 10, grid_step)
             if grid_step is None:  # a spacing the user fixed is used as given
                 h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
-                h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+                h_l = _snap(_resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u,
+                                          ranges_by_set), all_items)
             h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
             h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
             return h_u, h_l
@@ -1106,7 +1108,8 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
         h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
-        h_l = _snap(_clip_grid(h_l, ranges_by_set, total), all_items)
+        h_l = _snap(_resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u, ranges_by_set),
+                    all_items)
 
     def advice(h):
         return _fitting_spacing(h, sets, ranges_by_set, lambda side, hh, kind: (
