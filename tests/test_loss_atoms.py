@@ -25,7 +25,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from privamp import Accountant, LaplaceMechanism
+from privamp import Accountant, GaussianMechanism, LaplaceMechanism
 from privamp.amplification.subsampling import amplify
 from privamp.mechanisms.laplace import LaplaceProfile
 from privamp.pld import curves as _curves
@@ -244,6 +244,45 @@ def test_amplified_laplace_lower_step_is_dominated(scheme):
     for e, d in zip(eps.tolist(), got.tolist(), strict=True):
         ref = exact(e)
         assert d <= ref * (1 + mpmath.mpf("1e-12")) + mpmath.mpf("1e-300"), (e, d, ref)
+
+
+@pytest.mark.parametrize("scheme", [WOR(1000, 100), WR(60000, 600), WR(100, 5)], ids=repr)
+@pytest.mark.parametrize("hint", [True, False])
+def test_amplified_gaussian_lower_step_is_dominated(scheme, hint):
+    """The Gaussian under WOR/WR (substitution): a continuous loss with an atom at 0, where
+    both laws agree (mass about 1 − η). The amplified profile lists it; the lower step has a
+    line just above it as well as at the grid point just below, and stays below the exact
+    one-step curve (50 digits), also 1/4096 step from the atom, with the hint and without."""
+    from conformance.references import one_step_delta
+
+    mech = GaussianMechanism(1.0, relation="substitute")
+    curve = ProfileCurve(amplify(mech, scheme, "substitute"))
+    atoms = _finite_atoms(curve)
+    assert atoms is not None and atoms.tolist() == [0.0]
+    h = 1.3e-3
+    offset = _atom_offset(curve, h) if hint else 0.0
+    assert offset is not None
+    lo, hi = -0.2, 0.2
+    step = StepPLD.from_curve(curve, h, lo, hi, "lower", offset=offset,
+                              atoms=atoms if hint else None)
+    assert math.fsum(step.masses.tolist()) + step.p_inf <= 1.0
+    eps = np.unique(np.concatenate([_probe_points(curve, h, offset), np.linspace(lo, hi, 40)]))
+
+    def exact(e):
+        if e >= 0:
+            return one_step_delta(mech, scheme, mech.relation, e)
+        a = mpmath.e ** mpmath.mpf(e)
+        return 1 - a + a * one_step_delta(mech, scheme, mech.relation, -e)
+
+    for e, d in zip(eps.tolist(), _deltas(step, eps).tolist(), strict=True):
+        ref = exact(e)
+        assert d <= ref * (1 + mpmath.mpf("1e-12")) + mpmath.mpf("1e-300"), (e, d, ref)
+    if hint:
+        # the atom stays whole at the grid point just below it (not merged with the
+        # continuous mass above it into the next grid point)
+        upper = StepPLD.from_curve(curve, h, lo, hi, "upper", offset=offset)
+        at = int(np.argmin(np.abs(step.losses)))
+        assert step.masses[at] >= 0.97 * upper.masses[int(np.argmin(np.abs(upper.losses)))]
 
 
 # ---- composed: against the simple reference, without the hint, and the target ------------

@@ -255,8 +255,12 @@ class AmplifiedProfile(PrivacyProfile):
         under WOR: ±amplify_eps(θ) and 0; under WR one pair per multiplicity): a hint for the
         PLD grid (:meth:`PrivacyProfile.curve_atoms`)."""
         sets = [grp.curve_atoms() for grp in self._groups]
-        if not sets or any(a is None for a in sets):
+        if not sets:
             return None
+        if any(a is None for a in sets):
+            # the symmetric extension still has its kink at 0 (slopes scale by 1/η on one
+            # side only): the atom where both laws agree, mass about 1 − η
+            return np.array([0.0]) if self.eta < 1 else None
         pos = np.unique(np.abs(np.concatenate(sets)))
         pos = np.atleast_1d(amplify_eps(pos[pos > 0], self.eta))
         return np.concatenate([-pos, [0.0], pos])

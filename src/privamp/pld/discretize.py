@@ -262,6 +262,11 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
        at the point just below an atom is sharp and meets the next line just above that
        point; that line stands for its level when lines are thinned, and the kink it makes
        (within :data:`ATOM_CLOSE` steps above the point) moves down to the point directly.
+       A second line, just above the atom (half-way to :data:`ATOM_CLOSE` steps above the
+       point), makes the atom that kink also where continuous mass lies above it in the same
+       cell (the atom at 0 of an amplified Gaussian under WR or WOR: without it the line just
+       below met the next grid point's line a few hundredths of a step up, and the atom was
+       merged across the next grid point with the mass above it).
        When both merging sweeps run, the one that keeps more of E_P[L] is used (merging and
        moving down both lower it): towards the bottom atom, it is the sweep's last remainder
        and moves down by about the lift, not a step.
@@ -274,7 +279,17 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     idx = np.arange(i_lo, i_hi + 1)
     k_pts = idx.size
     masses = np.zeros(k_pts)
-    eps = offset + idx * h
+    grid_eps = offset + idx * h
+    grid_alpha = np.exp(grid_eps)
+    # the grid points just below an atom (step 3), and the lines: one at every grid point and
+    # one just above each such atom, so that the atom is the kink between two lines close to
+    # it even where continuous mass lies above it in the same cell
+    below_grid = [(i, gap) for i, gap in _points_near_atoms(atoms, grid_eps, ATOM_CLOSE * h)
+                  if 0 < gap <= ATOM_CLOSE * h]
+    above = [0.5 * (grid_eps[i] + gap + grid_eps[i] + ATOM_CLOSE * h)
+             for i, gap in below_grid if i + 1 < k_pts]
+    eps = np.unique(np.concatenate([grid_eps, above])) if above else grid_eps
+    n_lines = eps.size
     log_d = curve.log_lower(eps)
     with np.errstate(under="ignore"):
         d = np.exp(log_d)
@@ -292,13 +307,13 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         # short of it (a window across it carries the whole slope jump as uncertainty); one
         # call, a window per point
         idx = np.array([i for i, _ in near_atoms], dtype=np.int64)
-        window = np.full(k_pts, tau, dtype=float)
+        window = np.full(n_lines, tau, dtype=float)
         # a point near two atoms takes the narrower window (it must stop short of both)
         np.minimum.at(window, idx, 0.25 * np.abs(np.array([g for _, g in near_atoms])))
         at = np.unique(idx)
         s_lo[at], s_hi[at] = curve.slope_bounds(eps[at], window[at], log_lower=log_d[at])
-    # the points just below an atom
-    below = [i for i, gap in near_atoms if 0 < gap <= ATOM_CLOSE * h]
+    # the lines next to an atom: at the grid point just below it and just above it
+    below = np.searchsorted(eps, [grid_eps[i] for i, _ in below_grid] + above).tolist()
     s_lo = np.minimum(s_lo, s_hi)
     slope = 0.5 * (s_lo + s_hi)
     unc = 0.5 * (s_hi - s_lo)
@@ -313,7 +328,7 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     # the kinks of lines closer than that are ill-conditioned (they would land anywhere), and
     # dropping lines is always safe; then start every margin at the distance to the neighbours
     cand = np.flatnonzero(ok)
-    extra = np.ones(k_pts)
+    extra = np.ones(n_lines)
     if cand.size > 1:
         sl, un = slope[cand], unc[cand]
         scale = np.maximum(0.5 * (un[1:] + un[:-1]), 1e-300)
@@ -321,7 +336,7 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
         levels, first_of_level = np.unique(level, return_index=True)
         kept = cand[first_of_level]
         for j in np.flatnonzero(np.isin(cand, below)).tolist():
-            # the line just below an atom stands for its level: it places the atom
+            # a line next to an atom stands for its level: the two place the atom
             kept[np.searchsorted(levels, level[j])] = cand[j]
         ok[:] = False
         ok[kept] = True
@@ -384,13 +399,15 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     live = (q > 0) & (beta > 0)
     beta, q = beta[live], q[live]
     rest: list = []
-    if below:
+    # from here on: the grid
+    eps, alpha = grid_eps, grid_alpha
+    if below_grid:
         # an atom of the loss lands just above the grid point below it (its tangent lines meet
         # there): it moves down to that point directly, by at most ATOM_CLOSE steps, instead
         # of being merged with far-away mass on the other side of the next grid point
         close = np.zeros(beta.size, dtype=bool)
         lb = np.log(beta)
-        for i in below:
+        for i, _ in below_grid:
             close |= (beta >= alpha[i]) & (lb - eps[i] <= ATOM_CLOSE * h) & (
                 beta < (alpha[i + 1] if i + 1 < k_pts else np.inf))
         if np.any(close):
