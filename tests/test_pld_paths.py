@@ -306,6 +306,33 @@ def test_collapsed_lower_side_is_refined_by_three(collapses):
     assert value == 10.0 - 1e-3 and used == calls[collapses]
 
 
+@pytest.mark.parametrize(("width", "factor"), [(1.01, 0.7), (1.25, 0.7), (1.3, 0.5),
+                                               (3.0, (0.8 / 3.0) ** (2 / 3)), (1e6, 0.1)])
+def test_refinement_factor_by_miss(width, factor):
+    """A near miss (within 25 %) takes 0.7 h, enough even where the width shrinks only like h;
+    a larger miss follows the h^1.5 model, at least halving and at most a factor 10."""
+    from privamp.pld.grids import _refined
+
+    assert _refined(2e-3, width * 0.01, 0.01) == pytest.approx(2e-3 * factor)
+
+
+def test_near_miss_is_refined_once():
+    """A lower side converging like h (the slowest the engine allows for) that misses its
+    target by 20 % meets it on the next grid (a halving would compose twice the points)."""
+    from privamp.pld.grids import _refine_lower
+
+    calls = []
+
+    def side(h):
+        calls.append(h)
+        return 10.0 - 0.012 * h / 1e-3, 1000, h  # width 1.2 × target at h = 1e-3
+
+    value, used = _refine_lower(side, 1e-3, 10.0, 0.01, False, {}, "lower", [],
+                                lambda h: 1.0 / h)
+    assert calls == pytest.approx([1e-3, 0.7e-3])
+    assert 10.0 - value <= 0.01
+
+
 @pytest.mark.parametrize(("q", "steps", "delta"), [(1e-6, 10, 1e-5), (1e-7, 1000, 1e-3),
                                                    (1e-4, 1, 1e-4), (1e-3, 5, 1e-2)])
 def test_zero_epsilon_when_the_total_variation_is_below_delta(q, steps, delta):

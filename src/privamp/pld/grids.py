@@ -245,7 +245,11 @@ def _refined(h: float, width: float, target: float) -> float:
     h^1.5 in between (at least halving, at most a factor 10 at once): a linear assumption
     jumped a factor 28 for a smooth tail (σ = 0.5, q = 1e-4, δ = 1e-10) and composed 5.9M
     points for a bracket 1000 times narrower than asked; the next refinement catches up
-    where the convergence is linear."""
+    where the convergence is linear. A near miss (within 25 % of the target) takes 0.7 h,
+    which meets the target even where the convergence is linear (WR(60000, 600), 10⁴ steps:
+    0.0096 against 0.00947 had composed twice the points it needed)."""
+    if width <= 1.25 * target:
+        return 0.7 * h
     return h * min(max((0.8 * target / max(width, 1e-300)) ** (2.0 / 3.0), 0.1), 0.5)
 
 
