@@ -277,12 +277,20 @@ def test_amplified_gaussian_lower_step_is_dominated(scheme, hint):
     for e, d in zip(eps.tolist(), _deltas(step, eps).tolist(), strict=True):
         ref = exact(e)
         assert d <= ref * (1 + mpmath.mpf("1e-12")) + mpmath.mpf("1e-300"), (e, d, ref)
-    if hint:
-        # the atom stays whole at the grid point just below it (not merged with the
-        # continuous mass above it into the next grid point)
-        upper = StepPLD.from_curve(curve, h, lo, hi, "upper", offset=offset)
-        at = int(np.argmin(np.abs(step.losses)))
-        assert step.masses[at] >= 0.97 * upper.masses[int(np.argmin(np.abs(upper.losses)))]
+
+
+@pytest.mark.parametrize(("scheme", "width"), [(WR(60000, 600), 0.009), (WOR(1000, 100), 4e-4)],
+                         ids=repr)
+def test_the_line_above_the_atom_keeps_the_bracket_narrow(scheme, width):
+    """On a fixed coarse grid (4e-3, 10⁴ steps) the amplified Gaussian's bracket is narrow
+    only with both the hint and the line just above the atom: WR 7.9 % wide without the hint,
+    1.16 % with the hint alone, 0.76 % with both (review 35); WOR 0.161 %, 0.068 %, 0.028 %."""
+    mech = GaussianMechanism(1.0, relation="substitute")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        b = Accountant("pld", grid_step=4e-3).add(mech, 10_000, scheme=scheme).epsilon(1e-5)
+    assert 0 < b.lower <= b.upper
+    assert b.upper - b.lower <= width * b.upper
 
 
 # ---- composed: against the simple reference, without the hint, and the target ------------

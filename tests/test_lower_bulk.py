@@ -9,7 +9,10 @@ small δ's above the tilting threshold are tilted when the FFT's rounding bound 
 2. The δ query composes untilted above δ = 1e-9; the FFT's rounding bound is absolute, and at
    δ ≈ 5e-9 it was a tenth of a percent of δ on each side (a bracket 0.16 % wide and a warning;
    at 10⁴ steps 0.47 % and 38 s, refining the lower side only widened it). Now such a query is
-   composed again, tilted (exact for any tilt).
+   composed again, tilted (exact for any tilt). That pass is optional: where it does not fit
+   (a fixed grid) or only coarsened, the untilted pass stands.
+3. Below the smallest loss the exact curve is 1 − α with no slack; the lower step's kinks are
+   rounded down so that its rounded P-masses cannot lift it above that floor.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import logging
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 from privamp import Accountant, GaussianMechanism
@@ -82,3 +86,57 @@ def test_small_delta_above_the_tilting_threshold_meets_its_target():
     coarse = Accountant("pld", delta_error=0.05).add(GaussianMechanism(0.5), 1000,
                                                      scheme=Poisson(1e-4)).delta(3.0)
     assert coarse.lower <= res.upper and res.lower <= coarse.upper
+
+
+def test_the_tilted_pass_is_optional_with_a_fixed_grid():
+    """The tilted pass the FFT bound asks for needs a wider window; with a fixed ``grid_step``
+    that does not fit it is refused by name — the untilted pass's certified bracket stands
+    (review 35: the query raised InvalidParameterError)."""
+    acc = Accountant("pld", grid_step=1.2e-5).add(GaussianMechanism(0.5), 1000,
+                                                  scheme=Poisson(1e-4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        res = acc.delta(3.0)
+    assert 1e-9 < res.lower <= res.upper < 1e-8
+    assert res.upper - res.lower <= 5e-3 * res.upper
+
+
+def test_a_coarsened_tilted_pass_does_not_decide_the_lower_side(monkeypatch):
+    """Under a small memory bound the tilted pass is coarsened; its grid would set the lower
+    side (a bracket 100 % wide): the untilted pass stands (0.2 % wide, with a warning)."""
+    from privamp.pld import distribution
+
+    monkeypatch.setattr(distribution, "MAX_FFT", 300_000)
+    acc = Accountant("pld").add(GaussianMechanism(0.5), 1000, scheme=Poisson(1e-4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        res = acc.delta(3.0)
+    assert 1e-9 < res.lower <= res.upper < 1e-8
+    assert res.upper - res.lower <= 5e-3 * res.upper
+
+
+@pytest.mark.parametrize("rate", [1e-4, 0.01, 0.5])
+@pytest.mark.parametrize("h", [1e-4, 1.3e-3, 1e-2])
+@pytest.mark.parametrize("lift", [0.0, 2.0**-52, 1 / 3])
+def test_lower_step_stays_on_the_floor_below_the_loss_range(rate, h, lift):
+    """Below the smallest loss log(1 − γ) of the remove orientation the exact curve is 1 − α,
+    with no slack: the lower step must not exceed it there. Exactly, its kinks' P-masses sum to
+    1 − p∞; in floating point they came out 1e-16 above, and the step's curve was up to 1.9e-16
+    above 1 − α at 125 of these points (review 35). Exact sums of the float masses (mpmath)."""
+    import mpmath
+
+    from privamp.pld.curves import PoissonGaussianCurve
+    from privamp.pld.distribution import StepPLD
+
+    curve = PoissonGaussianCurve(1.0, rate, "remove")
+    step = StepPLD.from_curve(curve, h, -0.6, 0.6, "lower", offset=lift * h)
+    live = step.masses > 0
+    masses = [mpmath.mpf(float(m)) for m in step.masses[live]]
+    losses = [mpmath.mpf(float(x)) for x in step.losses[live]]
+    with mpmath.workdps(40):
+        for e in np.linspace(math.log1p(-rate) - 3 * h, math.log1p(-rate), 13).tolist():
+            a = mpmath.e ** mpmath.mpf(e)
+            d = mpmath.fsum(m * (1 - a * mpmath.e ** (-x)) for m, x in zip(masses, losses,
+                                                                            strict=True)
+                            if x > e) + step.p_inf
+            assert d <= 1 - a, (e, float(d - (1 - a)))

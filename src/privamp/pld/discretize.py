@@ -395,7 +395,11 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
     if es.size < 2:
         return masses, p_inf
     q = np.maximum(es[1:] - es[:-1], 0.0)  # Q-mass of each kink
-    beta = kinks
+    # the kinks rounded down (each a quotient of two differences, a few roundings): an atom
+    # moved to a smaller likelihood ratio only lowers the curve. Exactly, Σ β_k q_k telescopes
+    # to 1 − p∞; rounded, it came out 1e-16 above, and just below the loss range, where
+    # f = 1 − α leaves no slack, the step's curve was 1e-16 above f (review 35)
+    beta = kinks * (1 - 8 * ULP)
     live = (q > 0) & (beta > 0)
     beta, q = beta[live], q[live]
     rest: list = []

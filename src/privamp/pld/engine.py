@@ -904,9 +904,13 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     measured = None
     passes = 3
     refining = False
+    # a pass composed only because the FFT's rounding bound would rule (below) is optional:
+    # where it does not fit, or only on a coarser grid than asked, the pass before stands
+    optional = False
     while passes > 0:
         passes -= 1
         this_refines, refining = refining, False
+        this_optional, optional = optional, False
         total, sets, ranges_by_set, moments, mgfs, lam_grid = _prepare(events, tail_total, cache)
         tilts = ({name: _tilt_for_eps(m, eps, lam_grid) for name, m in mgfs.items()} if tilting
                  else {})
@@ -954,12 +958,17 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                     tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache), h_u, "upper")
                 uppers[name] = comp.delta(eps)
                 sizes[f"upper/{name}"] = comp.fft_size
-        except NumericalError:
-            if not this_refines:
+        except (NumericalError, InvalidParameterError):
+            # the finer grid, or the tilted window, does not fit (with a fixed grid_step the
+            # fitter refuses by name): the pass before gave a certified answer
+            if not (this_refines or this_optional):
                 raise
-            break  # the finer grid does not fit: the pass before gave a certified answer
+            break
         # this pass's spacing (coarser than asked when the memory bound coarsened it)
+        asked = h_u
         h_u = max(h_u, max(c.h for c in comps.values()))
+        if this_optional and h_u > 1.2 * asked:
+            break  # coarsened: its grid would decide the lower side, looser than the last
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
@@ -991,9 +1000,10 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         del comps
         # the tail budget must be small against δ itself: redo with a budget scaled to it
         small = (upper < _TILT_BELOW or fft_heavy) and not tilting
-        if not small and (upper <= 0 or upper * rel * 1e-3 >= tail_total
-                          or tail_total <= 1e-290):
+        budget_met = (upper <= 0 or upper * rel * 1e-3 >= tail_total or tail_total <= 1e-290)
+        if not small and budget_met:
             break
+        optional = budget_met and not upper < _TILT_BELOW
         tail_total = max(min(tail_total, upper * rel * 1e-4), 1e-300)
         tilting = tilting or upper < _TILT_BELOW or fft_heavy
     (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total, var, mean,
