@@ -74,13 +74,19 @@ def test_small_rate_lower_side_is_composed_once(caplog, rate, steps):
     assert res.upper - res.lower <= 1e-3 * res.upper
 
 
-def test_small_delta_above_the_tilting_threshold_meets_its_target():
-    acc = Accountant("pld").add(GaussianMechanism(0.5), 1000, scheme=Poisson(1e-4))
+def _small_delta(width, warnings_are="error", **options):
+    """δ(3) of 10³ steps of σ 0.5 at rate 1e-4 (≈ 5.1e-9), checked for its width."""
+    acc = Accountant("pld", **options).add(GaussianMechanism(0.5), 1000, scheme=Poisson(1e-4))
     with warnings.catch_warnings():
-        warnings.simplefilter("error", AccuracyWarning)
+        warnings.simplefilter(warnings_are, AccuracyWarning)
         res = acc.delta(3.0)
     assert 1e-9 < res.lower <= res.upper < 1e-8
-    assert res.upper - res.lower <= 1e-3 * res.upper
+    assert res.upper - res.lower <= width * res.upper
+    return res
+
+
+def test_small_delta_above_the_tilting_threshold_meets_its_target():
+    res = _small_delta(1e-3)
     # the coarse query (untilted: its target is far above the rounding bound) is certified too:
     # the two brackets overlap
     coarse = Accountant("pld", delta_error=0.05).add(GaussianMechanism(0.5), 1000,
@@ -92,13 +98,7 @@ def test_the_tilted_pass_is_optional_with_a_fixed_grid():
     """The tilted pass the FFT bound asks for needs a wider window; with a fixed ``grid_step``
     that does not fit it is refused by name — the untilted pass's certified bracket stands
     (review 35: the query raised InvalidParameterError)."""
-    acc = Accountant("pld", grid_step=1.2e-5).add(GaussianMechanism(0.5), 1000,
-                                                  scheme=Poisson(1e-4))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AccuracyWarning)
-        res = acc.delta(3.0)
-    assert 1e-9 < res.lower <= res.upper < 1e-8
-    assert res.upper - res.lower <= 5e-3 * res.upper
+    _small_delta(5e-3, "ignore", grid_step=1.2e-5)
 
 
 def test_a_coarsened_tilted_pass_does_not_decide_the_lower_side(monkeypatch):
@@ -107,12 +107,7 @@ def test_a_coarsened_tilted_pass_does_not_decide_the_lower_side(monkeypatch):
     from privamp.pld import distribution
 
     monkeypatch.setattr(distribution, "MAX_FFT", 300_000)
-    acc = Accountant("pld").add(GaussianMechanism(0.5), 1000, scheme=Poisson(1e-4))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", AccuracyWarning)
-        res = acc.delta(3.0)
-    assert 1e-9 < res.lower <= res.upper < 1e-8
-    assert res.upper - res.lower <= 5e-3 * res.upper
+    _small_delta(5e-3, "ignore")
 
 
 @pytest.mark.parametrize("rate", [1e-4, 0.01, 0.5])
