@@ -85,6 +85,7 @@ from .grids import (
     _ceil_pow,
     _choose_grids,
     _clip_grid,
+    _clip_lower,
     _finite_atoms,
     _grid_for,
     _grids,
@@ -934,8 +935,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                                  max(eps, 0.1), eps_error, eps_error / 10, grid_step)
             if grid_step is None:  # a spacing the user fixed is used as given
                 h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
-                h_l = _snap(_resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u,
-                                          ranges_by_set), all_items)
+                h_l = _snap(_clip_lower(h_l, h_u, ranges_by_set, total), all_items)
             h_u = h_u if h_u >= h_min else _snap_up(h_min, all_items)
             h_l = h_l if h_l >= h_min else _snap_up(h_min, all_items)
             return h_u, h_l
@@ -1124,8 +1124,7 @@ def pld_profile(events: Sequence[PldEvent], eps: np.ndarray, *, eps_error: float
     all_items = [item for items in sets.values() for item in items]
     if grid_step is None:
         h_u = _snap(_clip_grid(h_u, ranges_by_set, total), all_items)
-        h_l = _snap(_resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u, ranges_by_set),
-                    all_items)
+        h_l = _snap(_clip_lower(h_l, h_u, ranges_by_set, total), all_items)
 
     def advice(h):
         return _fitting_spacing(h, sets, ranges_by_set, lambda side, hh, kind: (

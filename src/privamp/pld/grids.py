@@ -335,6 +335,11 @@ def _resolve_bulk(h_l: float, h_u: float, ranges_by_set) -> float:
     return min(h_l, max(bulk, h_u))
 
 
+def _clip_lower(h_l: float, h_u: float, ranges_by_set, total: int) -> float:
+    """The lower side's automatic spacing: :func:`_clip_grid`, then :func:`_resolve_bulk`."""
+    return _resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u, ranges_by_set)
+
+
 
 class GridChoice(NamedTuple):
     """The estimates and grid spacings :func:`_choose_grids` gives for a target δ."""
@@ -374,7 +379,7 @@ def _choose_grids(delta, total, moments, mgfs, ranges_by_set, eps_error, upper_e
     h_u, h_l, target_w = _grids(total, slope, eps_est, eps_error, upper_error, grid_step)
     if grid_step is None:  # a spacing the user fixed is used as given
         h_u = _clip_grid(h_u, ranges_by_set, total)
-        h_l = _resolve_bulk(_clip_grid(h_l, ranges_by_set, total), h_u, ranges_by_set)
+        h_l = _clip_lower(h_l, h_u, ranges_by_set, total)
     return GridChoice(z, mean, var, lam, slope, h_u, h_l, target_w)
 
 
