@@ -526,7 +526,8 @@ class Accountant:
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
         if self.group_bound in ("post-hoc", "coupling"):
-            return "bound"
+            # groups under WOR/WR with realizable pairs: the bracket holds the true ε
+            return "mechanism" if _realized_group_events(self) is not None else "bound"
         return "mechanism"
 
     @property
@@ -731,9 +732,11 @@ class Accountant:
             lines.append(f"grids: planned for a run of {self.horizon:,} steps (doubled while "
                          "the ledger outgrows it); epoch queries share their steps")
         if self.backend is not Backend.RDP:
-            lines.append(f"lower end bounds: the {self.lower_end_of}"
-                         + (" (exact pairs throughout)" if self.lower_end_of == "mechanism"
-                            else " (an amplification theorem's profile is composed)"))
+            why = (" (an amplification theorem's profile is composed)"
+                   if self.lower_end_of == "bound"
+                   else " (realizable pairs of datasets for the group)"
+                   if self.group_bound == "coupling" else " (exact pairs throughout)")
+            lines.append(f"lower end bounds: the {self.lower_end_of}{why}")
         lines.append("certified: " + ("yes (every bound used is proved)" if self.certified
                                       else "no — an unproved bound is used: estimates only"))
         return "\n".join(lines)
@@ -842,7 +845,7 @@ class Accountant:
             low_prof = pld_profile(low_events, eps, **kw)
             low = np.minimum(low_prof.lower, prof.upper)
             by_low = low_prof.orientations
-            self.details["lower_from"] = "the best known lower bound's pairs"
+            _lower_from(self)
         if orientations:
             return prof.upper, low, prof.orientations, by_low
         return prof.upper, low
@@ -1032,6 +1035,9 @@ class PldBackend(AccountingBackend):
         from .pld.engine import PldEvent
 
         curves = acc.query_cache.pair_curves
+        if lower_side and acc.group_size > 1:
+            # groups under WOR/WR: realizable pairs bound the true ε from below (or None)
+            return _realized_group_events(acc)
         out = []
         own_lower = False
         for ev in acc.segments:
@@ -1081,10 +1087,12 @@ class PldBackend(AccountingBackend):
         if low_events is None:
             return self._group_after(acc, res.bracket, delta=delta)
         # the upper end from the certified upper pairs, the lower end from the pairs that bound
-        # the mechanism from below (shuffling: Chua et al.'s construction)
+        # the mechanism from below (shuffling: Chua et al.'s construction; groups under WOR/WR:
+        # realizable pairs of datasets)
+        upper = self._group_after(acc, res.bracket, delta=delta).upper
         low = pld_epsilon(low_events, delta, lower=True, **kw)
-        acc.details["lower_from"] = "the best known lower bound's pairs"
-        return Bracket(min(low.bracket.lower, res.bracket.upper), res.bracket.upper)
+        _lower_from(acc)
+        return Bracket(min(low.bracket.lower, upper), upper)
 
     def delta(self, acc, eps):
         from .pld.engine import pld_delta
@@ -1100,9 +1108,10 @@ class PldBackend(AccountingBackend):
         low_events = self.events(acc, lower_side=True)
         if low_events is None:
             return self._group_after(acc, res.bracket, eps=eps)
+        upper = self._group_after(acc, res.bracket, eps=eps).upper
         low = pld_delta(low_events, eps, **kw)
-        acc.details["lower_from"] = "the best known lower bound's pairs"
-        return Bracket(min(low.bracket.lower, res.bracket.upper), res.bracket.upper)
+        _lower_from(acc)
+        return Bracket(min(low.bracket.lower, upper), upper)
 
 
     @staticmethod
@@ -1132,6 +1141,33 @@ class PldBackend(AccountingBackend):
         if after < bracket.upper:
             return Bracket(None, after)
         return bracket
+
+
+def _realized_group_events(acc: Accountant):
+    """The PLD events of the realizable pairs of a ledger for groups of K > 1 records
+    (:func:`privamp.pld.group.realizable_group_curves`), or ``None`` unless every line has them:
+    one pair of datasets must produce every line's outputs, so a ledger whose lines do not all
+    have such pairs gets no lower end from them."""
+    from .pld.engine import PldEvent
+    from .pld.group import realizable_group_curves
+
+    out = []
+    for ev in acc.segments:
+        curves = realizable_group_curves(ev.mechanism, ev.scheme, ev.relation, ev.group_size)
+        if curves is None:
+            return None
+        out.append(PldEvent(curves, ev.count, ev.label))
+    if len({ev.scheme.n for ev in acc.segments}) > 1:
+        return None  # lines sampling datasets of different sizes: no one pair of datasets
+    return out
+
+
+def _lower_from(acc: Accountant) -> None:
+    """Say in ``details`` where a lower end from lower-bound pairs comes from (and drop the note
+    that the upper pairs give none)."""
+    acc.details.pop("lower_note", None)
+    acc.details["lower_from"] = ("realizable pairs of datasets" if acc.group_size > 1
+                                 else "the best known lower bound's pairs")
 
 
 def _record(acc: Accountant, res) -> None:

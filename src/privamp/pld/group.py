@@ -75,6 +75,37 @@ mechanism's own group profile (white-box where available: the Gaussian and Lapla
 sensitivity KΔ, exact). The batch samplers (random allocation, shuffling, truncated Poisson)
 have no group pair and are refused.
 
+**A lower end for WOR and WR groups: realizable pairs.** The coupling bound has no lower end
+of its own (its curve is the smaller of two bounds), and it is not known to be tight. For the
+Gaussian mechanism (θ = Δ/σ, Δ the sensitivity under substitution) a lower end comes from
+datasets and a query the guarantee must cover. Take the sum query f(S) = Σ_{s∈S} φ(s) with φ
+in [−Δ/2, Δ/2], so one substitution moves f by at most Δ. Let every record outside the group
+have φ = −tΔ/2 (t ∈ [−1, 1]), the group's records φ = +Δ/2 in x and −Δ/2 in x'. A subsample
+with j hits of the group (j ~ the hit law w: Hypergeometric(n, K, m) under WOR,
+Binomial(m, K/n) under WR, draws of one record counted with multiplicity) has f(x) − c =
+j(1 + t)Δ/2 and f(x') − c = −j(1 − t)Δ/2, with c = −mtΔ/2 common to both. So
+
+    M(x) = Σ_j w_j N(j(1 + t)θ/2, 1),    M(x') = Σ_j w_j N(−j(1 − t)θ/2, 1)
+
+exactly (units of σ, the common shift removed). φ may differ from step to step, but one
+fixed t already gives a valid pair of datasets for the whole ledger, so the composition of
+that pair is a lower bound on the true ε of any ledger of such lines on datasets of one size n.
+privamp composes t = 1 (``"remove"``: Σ_j w_j N(jθ) against N(0)), its reverse (``"add"``)
+and t = 0 (``"mixed1"``); the engine's lower end is that of the orientation with the largest
+upper end. At K = 1 and t = 1 this is the pair of Zhu, Dong, Wang 2022 for WOR. Per step,
+neither t = ±1 nor t = 0 dominates the other (t = 0 is larger near α = 1, by 4 % in the
+examples of ``tests/test_group_realizable.py``, t = 1 at large α): the mixture pair with
+t = 1 alone is *not* a dominating pair for groups, and is used here only from below.
+
+Two roundings keep it a lower bound. (a) The hit count is clipped at J (the query uses
+min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J), J the first count
+whose tail is below 1e-40, at most :data:`REALIZED_MAX_HITS`. (b) Each mean jθ is rounded
+down: in the collinear arrangement a smaller shift of any component only lowers every D_α
+(step (ii) of the proof above). The hit law must be known in full (no truncated tail).
+Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(1000, 100),
+K = 2, 10 steps: [1.90, 4.41] — the true ε of the group lies in between, and the coupling
+bound may be that far above it.
+
 **Large groups.** The tight pairs cost K + 1 compositions of (K + 1)-component mixtures: they
 are used up to :data:`TIGHT_MAX_GROUP` records, and a larger group of the same combination takes
 the coupling bound (said in ``group_bound``, with :func:`tight_limit_note`'s reason). Under
@@ -101,8 +132,9 @@ from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
 from .curves import PairCurve, ProfileCurve
 
-__all__ = ["MAX_SAMPLED_GROUP", "TIGHT_MAX_GROUP", "GroupGaussianCurve", "check_group_reach",
-           "group_bound", "group_pair_curves", "split_names", "tight_pairs_apply"]
+__all__ = ["MAX_SAMPLED_GROUP", "REALIZED_MAX_HITS", "TIGHT_MAX_GROUP", "GaussianMixtureCurve",
+           "GroupGaussianCurve", "RealizedGroupCurve", "check_group_reach", "group_bound",
+           "group_pair_curves", "realizable_group_curves", "split_names", "tight_pairs_apply"]
 
 #: The tight split pairs (Poisson under add/remove, Gaussian and Laplace) are composed for groups
 #: of at most this many records. The work is K + 1 compositions (one per split), each of a curve
@@ -119,6 +151,11 @@ TIGHT_MAX_GROUP = 64
 #: engine's range (e^700) and at K = 10⁶ building the curve alone takes minutes. Larger groups
 #: are refused before any work (:func:`check_group_reach`).
 MAX_SAMPLED_GROUP = 1000
+#: The realizable lower pairs of WOR/WR groups (:func:`realizable_group_curves`) clip the hit
+#: count at this many, or earlier where the mass beyond is below _REALIZED_TAIL: at most 65
+#: mixture components per side, and a lower end a clip of negligible mass leaves unchanged.
+REALIZED_MAX_HITS = 64
+_REALIZED_TAIL = 1e-40
 
 #: relative accuracy assumed of privamp._special.log_ndtr's exponentials (4 ulp where the value
 #: is a normal float; the same allowance as :mod:`privamp.pld.mixture`)
@@ -419,32 +456,16 @@ class _SplitCurve(PairCurve):
         self.group_size = self.n_remove + self.n_add
 
 
-class GroupGaussianCurve(_SplitCurve):
-    """The split (a removals, b insertions) of a group of K = a + b records under Poisson
-    sampling (rate q) of the Gaussian mechanism (θ = Δ/σ): the curve of
+class GaussianMixtureCurve(PairCurve):
+    """The curve of a pair of unit-variance Gaussian mixtures on a line, ``P = Σ a_i N(μ_i, 1)``
+    against ``Q = Σ b_j N(ν_j, 1)`` with μ_i ≥ 0 ≥ ν_j (:class:`_DoubleMixture`): certified upper
+    and lower values on all of ℝ and slope bounds. ``_up`` gives the upper values and slopes,
+    ``_lo`` the lower values (the same mixture, or one with smaller shifts where the shifts are
+    rounded: D_α only grows with them). Subclasses set both, and ``orientation``."""
 
-        P = Σ_i Bin(i; a, q) N(iθ, 1)   against   Q = Σ_j Bin(j; b, q) N(−jθ, 1)
-
-    (module doc: a dominating pair of the split, tight; Schuchardt et al. 2024). Upper values and
-    slopes use ``theta``, lower values ``theta_lower`` (D_α grows with θ, step (ii) of the proof).
-
-    >>> rem = GroupGaussianCurve(0.5, 0.01, 2, 0)
-    >>> e = np.array([0.0, 0.5])
-    >>> bool(np.all(rem.log_lower(e) <= rem.log_upper(e)))
-    True
-    """
-
-    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
-                 theta_lower: float | None = None):
-        super().__init__(theta, rate, n_remove, n_add, theta_lower)
-        self._up = self._mixture(self.theta)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower))
-
-    def _mixture(self, theta: float) -> _DoubleMixture:
-        a, b = self.n_remove, self.n_add
-        return _DoubleMixture(np.arange(a + 1) * theta, _log_binom(a, self.rate),
-                              -np.arange(b + 1) * theta, _log_binom(b, self.rate))
+    lower_slack = 1e-12
+    _up: _DoubleMixture
+    _lo: _DoubleMixture
 
     def _values(self, eps: np.ndarray, lower: bool) -> np.ndarray:
         with np.errstate(invalid="ignore"):
@@ -537,9 +558,72 @@ class GroupGaussianCurve(_SplitCurve):
     def log_mass_at_infinity(self) -> float:
         return -math.inf  # Gaussian mixtures with common variance: mutually absolutely continuous
 
+
+class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
+    """The split (a removals, b insertions) of a group of K = a + b records under Poisson
+    sampling (rate q) of the Gaussian mechanism (θ = Δ/σ): the curve of
+
+        P = Σ_i Bin(i; a, q) N(iθ, 1)   against   Q = Σ_j Bin(j; b, q) N(−jθ, 1)
+
+    (module doc: a dominating pair of the split, tight; Schuchardt et al. 2024). Upper values and
+    slopes use ``theta``, lower values ``theta_lower`` (D_α grows with θ, step (ii) of the proof).
+
+    >>> rem = GroupGaussianCurve(0.5, 0.01, 2, 0)
+    >>> e = np.array([0.0, 0.5])
+    >>> bool(np.all(rem.log_lower(e) <= rem.log_upper(e)))
+    True
+    """
+
+    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
+                 theta_lower: float | None = None):
+        super().__init__(theta, rate, n_remove, n_add, theta_lower)
+        self._up = self._mixture(self.theta)
+        self._lo = (self._up if self.theta_lower == self.theta
+                    else self._mixture(self.theta_lower))
+
+    def _mixture(self, theta: float) -> _DoubleMixture:
+        a, b = self.n_remove, self.n_add
+        return _DoubleMixture(np.arange(a + 1) * theta, _log_binom(a, self.rate),
+                              -np.arange(b + 1) * theta, _log_binom(b, self.rate))
+
     def __repr__(self) -> str:
         return (f"GroupGaussianCurve(theta={self.theta!r}, rate={self.rate!r}, "
                 f"n_remove={self.n_remove}, n_add={self.n_add})")
+
+
+class RealizedGroupCurve(GaussianMixtureCurve):
+    """One realizable pair of a group of K records under WOR or WR (substitution) of the
+    Gaussian mechanism: the curve of
+
+        P = Σ_j w_j N(j·s_P, 1)   against   Q = Σ_j w_j N(−j·s_Q, 1)
+
+    with w the law of the hit count (clipped: its last weight is P(hits ≥ J)), in units of σ.
+    Module doc, "A lower end for WOR and WR groups": a pair of datasets and a query of the
+    mechanism's class produce exactly these outputs, so its values bound the true worst case
+    from below. ``s_P = 0`` (``s_Q = 0``) is the single component N(0, 1) on that side.
+    """
+
+    def __init__(self, log_w: np.ndarray, shift_p: float, shift_q: float, orientation: str):
+        log_w = np.asarray(log_w, dtype=float)
+        self.shift_p = check_real("shift_p", shift_p, "[0, inf)")
+        self.shift_q = check_real("shift_q", shift_q, "[0, inf)")
+        self.orientation = orientation
+        self.hits = log_w.size - 1
+
+        def side(shift):
+            if shift == 0.0:
+                return np.zeros(1), np.zeros(1)  # N(0, 1), weight 1 (log 1 = 0)
+            # each mean rounded down: a smaller shift of one component only lowers D_α
+            # (step (ii) of the proof above), so the values stay below the realized pair's
+            return np.nextafter(np.arange(log_w.size) * shift, -np.inf).clip(0.0), log_w
+
+        mu, la = side(self.shift_p)
+        nu, lb = side(self.shift_q)
+        self._up = self._lo = _DoubleMixture(mu, la, -nu, lb)
+
+    def __repr__(self) -> str:
+        return (f"RealizedGroupCurve(hits={self.hits}, shift_p={self.shift_p!r}, "
+                f"shift_q={self.shift_q!r}, orientation={self.orientation!r})")
 
 
 def _poisson_gaussian_ok(source, scheme, relation) -> bool:
@@ -692,6 +776,61 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
         return {"symmetric": ProfileCurve(post_hoc)}, "post-hoc"
     coupled = amplify(source, scheme, rel, group_privacy, group_size=k)
     return {"symmetric": ProfileCurve(MinimumProfile([coupled, post_hoc]))}, "coupling"
+
+
+def _realizable_ok(source, scheme, relation) -> bool:
+    from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
+    from ..relations import NeighbouringRelation
+    from ..sampling.schemes import WithoutReplacement, WithReplacement
+
+    return (isinstance(scheme, (WithoutReplacement, WithReplacement))
+            and relation is NeighbouringRelation.SUBSTITUTE
+            and isinstance(source, (GaussianMechanism, GaussianProfile)) and source.theta > 0
+            and getattr(source, "relation", relation) is relation)
+
+
+def realizable_group_curves(source: Any, scheme: Any, relation: Any,
+                            group_size: int) -> dict[str, PairCurve] | None:
+    """Pairs whose composition bounds the privacy of a group of ``group_size`` records from
+    below: WOR or WR under substitution of the Gaussian mechanism (module doc, "A lower end
+    for WOR and WR groups"), or ``None`` for any other combination or when the hit count's law
+    is not known in full (its :class:`~privamp.sampling.MultiplicityPmf` has a truncated tail).
+
+    The orientations are ``"remove"`` (t = 1: Σ_j w_j N(jθ) against N(0)), ``"add"`` (its
+    reverse) and ``"mixed1"`` (t = 0: Σ_j w_j N(jθ/2) against Σ_j w_j N(−jθ/2)), each a pair of
+    datasets that stays the same for every step, so each is composed over the whole ledger.
+
+    >>> from privamp import GaussianMechanism
+    >>> from privamp.sampling import WOR
+    >>> curves = realizable_group_curves(GaussianMechanism(2.0, relation="substitute"),
+    ...                                  WOR(100, 10), None, 3)
+    >>> sorted(curves), curves["remove"].hits
+    (['add', 'mixed1', 'remove'], 3)
+    """
+    k = check_int("group_size", group_size, "[1, inf)")
+    if scheme is None or k == 1:
+        return None
+    rel = scheme.resolve(relation)[0]
+    if not _realizable_ok(source, scheme, rel):
+        return None
+    law = scheme.group_multiplicity(k, rel)
+    if law is None or law.log_tail > -math.inf:
+        return None
+    lw = np.asarray(law.log_pmf, dtype=float)
+    # the count clipped at J: the smallest J whose tail P(hits ≥ J) is below
+    # _REALIZED_TAIL, at most REALIZED_MAX_HITS (any J is realizable; a larger J is tighter)
+    tails = np.logaddexp.accumulate(lw[::-1])[::-1]  # log P(hits ≥ j)
+    small = np.flatnonzero(tails[1:] <= math.log(_REALIZED_TAIL)) + 1
+    hits = int(min(small[0] if small.size else lw.size - 1, REALIZED_MAX_HITS, lw.size - 1))
+    if hits < 1:
+        return None
+    clipped = lw[:hits + 1].copy()
+    clipped[hits] = float(tails[hits])
+    theta = float(getattr(source, "theta_lower", source.theta))
+    half = theta / 2  # exact
+    return {"remove": RealizedGroupCurve(clipped, theta, 0.0, "remove"),
+            "add": RealizedGroupCurve(clipped, 0.0, theta, "add"),
+            "mixed1": RealizedGroupCurve(clipped, half, half, "mixed1")}
 
 
 def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None,

@@ -1,0 +1,225 @@
+"""The lower end of WOR/WR group brackets: realizable pairs of datasets (privamp.pld.group,
+"A lower end for WOR and WR groups").
+
+The pairs are checked against the output laws of the sum query they stand for, computed by
+enumerating every subsample (not from the hit law privamp uses), with 40-digit hockey-stick
+divergences; their composition against a two-step brute force; and the accountant's brackets
+over the registry's WOR/WR examples, including no amplification (m = n), where the bracket
+must close on the plain group Gaussian.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from cli_helpers import run_json
+from privamp import Accountant, GaussianMechanism, LaplaceMechanism
+from privamp.pld.group import REALIZED_MAX_HITS, RealizedGroupCurve, realizable_group_curves
+from privamp.sampling import WOR, WR, Poisson
+
+SIGMA = 2.0  # Δ = 1 under substitution: θ = 0.5
+_T_OF = {"remove": 1, "add": -1, "mixed1": 0}
+
+
+def _mech(sigma=SIGMA):
+    return GaussianMechanism(sigma, relation="substitute")
+
+
+def _enumerated_pair(scheme, k: int, t: int):
+    """Output laws (units of σ) of the sum query on the datasets of the construction: the group
+    (records 0..k−1) at +Δ/2 in x and −Δ/2 in x', every other record at −tΔ/2; every subsample
+    enumerated with its exact probability. Returns ``({mean: prob}, {mean: prob})``."""
+    n, m = scheme.n, scheme.m
+    half = Fraction(1, 2)
+    phi_x = [half] * k + [-t * half] * (n - k)
+    phi_xp = [-half] * k + [-t * half] * (n - k)
+    if isinstance(scheme, WOR):
+        batches = list(itertools.combinations(range(n), m))
+    else:
+        batches = list(itertools.product(range(n), repeat=m))
+    prob = Fraction(1, len(batches))
+    px, pxp = Counter(), Counter()
+    for b in batches:
+        px[sum(phi_x[i] for i in b) / Fraction(SIGMA)] += prob
+        pxp[sum(phi_xp[i] for i in b) / Fraction(SIGMA)] += prob
+    return px, pxp
+
+
+def _mp_hockey(p: dict, q: dict, eps: float) -> mp.mpf:
+    """D_{e^ε}(P ‖ Q) of two unit-variance mixtures on a line whose privacy loss is
+    non-decreasing (every P mean ≥ every Q mean up to a common shift): sup_t P(T > t) − αQ(T > t),
+    at the root of L(t) = ε found by bisection at 40 digits."""
+    mp.mp.dps = 40
+    pm = [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator)
+          for a, w in p.items()]
+    qm = [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator)
+          for a, w in q.items()]
+    alpha = mp.e ** mp.mpf(eps)
+
+    def dens(mix, t):
+        return mp.fsum(w * mp.e ** (-(t - a) ** 2 / 2) for a, w in mix)
+
+    def surv(mix, t):
+        return mp.fsum(w * mp.ncdf(a - t) for a, w in mix)
+
+    lo = min(a for a, _ in pm + qm) - 40
+    hi = max(a for a, _ in pm + qm) + 40
+
+    def g(t):
+        return surv(pm, t) - alpha * surv(qm, t)
+
+    if dens(pm, lo) > alpha * dens(qm, lo):
+        return max(g(lo), mp.mpf(0)) if eps >= 0 else 1 - alpha + max(g(lo) - (1 - alpha), 0)
+    if dens(pm, hi) <= alpha * dens(qm, hi):
+        return max(g(hi), mp.mpf(0))
+    a, b = mp.mpf(lo), mp.mpf(hi)
+    for _ in range(200):
+        mid = (a + b) / 2
+        if dens(pm, mid) > alpha * dens(qm, mid):
+            b = mid
+        else:
+            a = mid
+    return g((a + b) / 2)
+
+
+CASES = [(WOR(6, 3), 2), (WOR(5, 5), 2), (WOR(7, 1), 3), (WOR(4, 2), 4),
+         (WR(4, 3), 2), (WR(3, 2), 3), (WR(5, 1), 2)]
+
+
+@pytest.mark.parametrize(("scheme", "k"), CASES, ids=lambda v: repr(v))
+@pytest.mark.parametrize("orientation", ["remove", "add", "mixed1"])
+def test_the_pairs_are_the_sum_query_output(scheme, k, orientation):
+    """Each orientation's curve is, to 1e-6 relative, the hockey-stick divergence of the output
+    laws of the sum query on its datasets, enumerated subsample by subsample; the lower values
+    never exceed it and the upper values never fall below it."""
+    curve = realizable_group_curves(_mech(), scheme, None, k)[orientation]
+    px, pxp = _enumerated_pair(scheme, k, _T_OF[orientation])
+    for e in (-1.0, -0.2, 0.0, 0.1, 0.5, 1.0, 2.0, 4.0):
+        exact = _mp_hockey(px, pxp, e)
+        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
+        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
+        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
+        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
+        if exact > 1e-250:
+            # (the lower value loses a few digits where P(T > t) and αQ(T > t) nearly cancel)
+            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+
+
+def test_neither_realizable_pair_dominates_the_other():
+    """Why the mixture pair Σ w_j N(jθ) against N(0) (t = 1) serves only from below: the pair at
+    t = 0, realizable too, is 4 % above it at α = 1 (total variation), and below it at large α.
+    Hypergeometric(100, 4, 30) hits, θ = 1 (the example the module doc quotes)."""
+    curves = realizable_group_curves(_mech(1.0), WOR(100, 30), None, 4)
+    e = np.array([0.0, math.log(10.0)])
+    rem = np.maximum(np.exp(curves["remove"].log_upper(e)), np.exp(curves["add"].log_upper(e)))
+    mid = np.exp(curves["mixed1"].log_lower(e))
+    assert mid[0] > 1.04 * rem[0]
+    assert mid[1] < rem[1]
+
+
+def test_hit_count_is_clipped_with_its_tail_mass():
+    """The hit count stops at REALIZED_MAX_HITS (or where less than 1e-40 is left), and the
+    last weight carries everything beyond: the weights still sum to 1."""
+    many = realizable_group_curves(_mech(), WR(1000, 1000), None, 900)["remove"]
+    assert many.hits == REALIZED_MAX_HITS
+    few = realizable_group_curves(_mech(), WR(60000, 600), None, 8)["remove"]
+    assert few.hits < REALIZED_MAX_HITS
+    for c in (many, few):
+        assert math.fsum(np.exp(c._up.la)) == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("scheme", [s for s in WOR.examples() + WR.examples() if s.n >= 2],
+                         ids=repr)
+def test_registry_examples_bracket_and_order(scheme):
+    """Every WOR/WR example of the registry (n = 10 and 1000, m = 1, n − 1, n) with groups of
+    2 and of min(n, 8): the curves' lower values are below their upper values, and the composed
+    bracket of a short ledger is ordered with a positive lower end."""
+    for k in sorted({2, min(scheme.n, 8)}):
+        curves = realizable_group_curves(_mech(), scheme, None, k)
+        assert set(curves) == {"remove", "add", "mixed1"}
+        e = np.array([-2.0, -0.1, 0.0, 0.3, 1.0, 3.0])
+        for c in curves.values():
+            assert np.all(c.log_lower(e) <= c.log_upper(e))
+        acc = Accountant("pld").add(_mech(), 3, scheme=scheme, group_size=k)
+        b = acc.epsilon(1e-5)
+        assert b.lower is not None and 0 < b.lower <= b.upper
+        assert acc.details["lower_from"] == "realizable pairs of datasets"
+        assert acc.lower_end_of == "mechanism"
+
+
+def test_no_amplification_closes_on_the_group_gaussian():
+    """m = n: every record is drawn, the group is hit K times, and both ends are the plain
+    Gaussian mechanism at sensitivity KΔ."""
+    k, steps = 3, 5
+    b = Accountant("pld").add(_mech(), steps, scheme=WOR(50, 50), group_size=k).epsilon(1e-5)
+    plain = Accountant("pld").add(GaussianMechanism(SIGMA, sensitivity=k,
+                                                    relation="substitute"), steps).epsilon(1e-5)
+    assert b.lower <= plain.upper and plain.lower <= b.upper
+    assert b.lower >= 0.999 * b.upper
+
+
+def _two_step_delta(curve: RealizedGroupCurve, eps: float) -> float:
+    """δ(ε) of the curve's pair composed twice, by a 2-D quadrature of (p⊗p − α q⊗q)⁺ on a fine
+    grid (independent of the PLD engine)."""
+    mix_p, mix_q = curve._up, curve._up
+    z = np.linspace(-14.0, 14.0 + float(mix_p.mu.max()), 4001)
+
+    def dens(means, lw):
+        return np.exp(lw)[None, :] * np.exp(-(z[:, None] - means[None, :]) ** 2 / 2)
+
+    p = dens(mix_p.mu, mix_p.la).sum(axis=1) / math.sqrt(2 * math.pi)
+    q = dens(mix_q.nu, mix_q.lb).sum(axis=1) / math.sqrt(2 * math.pi)
+    dz = z[1] - z[0]
+    return float(np.maximum(np.outer(p, p) - math.exp(eps) * np.outer(q, q), 0).sum() * dz * dz)
+
+
+def test_two_steps_against_a_brute_force_composition():
+    """The lower end of δ(ε) after two steps is at most the largest orientation's brute-force
+    δ, and within 2 % of one orientation's (the engine composes the worst one)."""
+    scheme, k, eps = WOR(10, 5), 2, 0.5
+    curves = realizable_group_curves(_mech(1.0), scheme, None, k)
+    brute = {name: _two_step_delta(c, eps) for name, c in curves.items()}
+    b = Accountant("pld").add(_mech(1.0), 2, scheme=scheme, group_size=k).delta(eps)
+    assert b.lower <= max(brute.values()) * (1 + 1e-6)
+    assert any(b.lower >= 0.98 * v for v in brute.values())
+    assert b.lower <= b.upper
+
+
+def test_lines_on_datasets_of_different_sizes_get_no_realizable_lower_end():
+    """One pair of datasets must produce every line: WOR(100, ·) and WOR(200, ·) cannot."""
+    acc = (Accountant("pld").add(_mech(), 3, scheme=WOR(100, 10), group_size=2)
+           .add(_mech(), 3, scheme=WOR(200, 10), group_size=2))
+    assert acc.epsilon(1e-5).lower is None
+    assert acc.lower_end_of == "bound"
+    same = (Accountant("pld").add(_mech(), 3, scheme=WOR(100, 10), group_size=2)
+            .add(_mech(3.0), 3, scheme=WR(100, 20), group_size=2))
+    b = same.epsilon(1e-5)
+    assert b.lower is not None and b.lower <= b.upper
+
+
+@pytest.mark.parametrize(("mech", "scheme"), [
+    (LaplaceMechanism(2.0, relation="substitute"), WOR(100, 10)),
+    (GaussianMechanism(2.0), Poisson(0.1)),
+])
+def test_other_combinations_have_no_realizable_pairs(mech, scheme):
+    assert realizable_group_curves(mech, scheme, None, 2) is None
+    assert realizable_group_curves(_mech(), WOR(100, 10), None, 1) is None
+
+
+def test_cli_reports_the_lower_end(capsys):
+    argv = ["epsilon", "--mechanism", "gaussian", "--sigma", "2", "--sampling", "wor",
+            "--n", "100", "--m", "50", "--relation", "substitute", "--steps", "10",
+            "--delta", "1e-5", "--group-size", "8"]
+    d = run_json([*argv, "--json"], capsys)
+    assert d["epsilon_lower"] is not None and 0 < d["epsilon_lower"] <= d["epsilon"]
+    from privamp.cli import main
+
+    assert main(argv) == 0
+    assert "the group's exact epsilon lies in the bracket" in capsys.readouterr().out
