@@ -850,8 +850,9 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                 # the planned grid, or this ledger's own rounded down to a power of 2 where it
                 # is finer (a smaller target at fewer steps, for losses whose error is linear
                 # in the spacing): the same for the queries of a stretch of the plan. Like the
-                # default, never finer than the ledger's own upper spacing (an ε of 0 would
-                # otherwise aim at a width of 1e-12)
+                # default, not finer than the ledger's own upper spacing here (an ε of 0 would
+                # otherwise aim at a width of 1e-12); the bulk rule below may still go finer, to
+                # the planned upper spacing (cost only: every spacing is certified)
                 h_own = min(h_l, floor_pow(_clip_grid(max(h_own, h_u_own), ranges_by_set,
                                                        total), 2.0))
             h_l = _snap(_resolve_bulk(h_own, h_u, ranges_by_set), all_items)
