@@ -948,6 +948,8 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         h_u, h_l = spacings(rel / max(lam, 1e-3, measured or 0.0))
         fit = _Fitter(all_items, grid_step is not None, advice) if fit is None else fit
         fit.advice = advice
+        # a discarded optional pass must not leave its coarsening on the pass that stands
+        coarsened_before = fit.coarsened
         sizes: dict = {}
         uppers = {}
         comps = {}
@@ -964,12 +966,15 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
             # fitter refuses by name): the pass before gave a certified answer
             if not (this_refines or this_optional):
                 raise
+            fit.coarsened = coarsened_before
             break
         # this pass's spacing (coarser than asked when the memory bound coarsened it)
         asked = h_u
         h_u = max(h_u, max(c.h for c in comps.values()))
         if this_optional and h_u > 1.2 * asked:
-            break  # coarsened: its grid would decide the lower side, looser than the last
+            # coarsened: its grid would decide the lower side, looser than the last
+            fit.coarsened = coarsened_before
+            break
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
