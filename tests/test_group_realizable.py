@@ -223,3 +223,14 @@ def test_cli_reports_the_lower_end(capsys):
 
     assert main(argv) == 0
     assert "the group's exact epsilon lies in the bracket" in capsys.readouterr().out
+
+
+def test_tradeoff_of_a_wor_group_has_lower_ends(capsys):
+    """The attack-risk curve reads the same lower-side pairs: every true-positive rate has a
+    lower end between the false-positive rate and its upper end."""
+    d = run_json(["tradeoff", "--mechanism", "gaussian", "--sigma", "2", "--sampling", "wor",
+                  "--n", "100", "--m", "50", "--relation", "substitute", "--steps", "10",
+                  "--group-size", "4", "--fpr", "0.01", "0.1", "--json"], capsys)
+    for p in d["points"]:
+        assert p["fpr"] <= p["tpr_lower"] <= p["tpr"]
+    assert 0 < d["mu_lower"] <= d["mu"]
