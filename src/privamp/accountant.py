@@ -797,10 +797,25 @@ class Accountant:
         for e in values:
             check_real("eps", float(e), "[0, inf)")
         self._require_events()
-        if self.backend is Backend.RDP or (self.group_size > 1 and self.group_bound != "tight"):
-            # groups without a tight pair: delta() takes the smaller of the per-step bound and
-            # group privacy after composition, point by point
+        if self.backend is Backend.RDP:
             return [self.delta(float(e)) for e in values]
+        if self.group_size > 1 and self.group_bound != "tight":
+            # groups without a tight pair: the upper end is the smaller of the per-step bound
+            # and group privacy after composition, point by point; the lower end (realizable
+            # pairs under WOR/WR) from one composition for all the points
+            low_events = PldBackend.events(self, lower_side=True)
+            if low_events is None:
+                return [self.delta(float(e)) for e in values]
+            ups = [BACKENDS[self.backend].delta(self, float(e), own_lower=False).upper
+                   for e in values]
+            from .pld.engine import pld_profile
+
+            low = pld_profile(low_events, np.asarray(values, dtype=float),
+                              eps_error=self.eps_error, grid_step=self.grid_step,
+                              cache=self.query_cache).lower
+            _lower_from(self)
+            return [Bracket(None if low is None else min(float(lo), u), u)
+                    for u, lo in zip(ups, low if low is not None else ups, strict=True)]
         up, low = self._profile(values)
         return [Bracket(None if low is None else float(lo), float(u))
                 for u, lo in zip(up, low if low is not None else up, strict=True)]
@@ -1094,7 +1109,9 @@ class PldBackend(AccountingBackend):
         _lower_from(acc)
         return Bracket(min(low.bracket.lower, upper), upper)
 
-    def delta(self, acc, eps):
+    def delta(self, acc, eps, own_lower: bool = True):
+        """``own_lower=False`` skips the lower-side events (:meth:`Accountant.deltas` composes
+        them once for all its points)."""
         from .pld.engine import pld_delta
 
         kw = dict(delta_error=acc.delta_error, grid_step=acc.grid_step, cache=acc.query_cache)
@@ -1105,7 +1122,7 @@ class PldBackend(AccountingBackend):
                 raise
             return self._group_after(acc, Bracket(None, 1.0), eps=eps)
         _record(acc, res)
-        low_events = self.events(acc, lower_side=True)
+        low_events = self.events(acc, lower_side=True) if own_lower else None
         if low_events is None:
             return self._group_after(acc, res.bracket, eps=eps)
         upper = self._group_after(acc, res.bracket, eps=eps).upper
