@@ -133,6 +133,12 @@ def test_hit_count_is_clipped_with_its_tail_mass():
     assert few.hits < REALIZED_MAX_HITS
     for c in (many, few):
         assert math.fsum(np.exp(c._up.la)) == pytest.approx(1.0, rel=1e-12)
+    # the lumped weight against the exact binomial tail (50 digits)
+    with mp.workdps(50):
+        p = mp.mpf(8) / 60000
+        tail = mp.fsum(mp.binomial(600, j) * p ** j * (1 - p) ** (600 - j)
+                       for j in range(few.hits, 601))
+    assert math.exp(few._up.la[-1]) == pytest.approx(float(tail), rel=1e-13)
 
 
 @pytest.mark.parametrize("scheme", [s for s in WOR.examples() + WR.examples() if s.n >= 2],

@@ -98,7 +98,8 @@ examples of ``tests/test_group_realizable.py``, t = 1 at large α): the mixture 
 t = 1 alone is *not* a dominating pair for groups, and is used here only from below.
 
 Two roundings keep it a lower bound. (a) The hit count is clipped at J (the query uses
-min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J), J the first count
+min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J) (an exactly rounded
+sum of the pmf's terms, so within a few ulp like them), J the first count
 whose tail is below 1e-40, at most :data:`REALIZED_MAX_HITS`. (b) Each mean jθ is rounded
 down: in the collinear arrangement a smaller shift of any component only lowers every D_α
 (step (ii) of the proof above). The hit law must be known in full (no truncated tail).
@@ -818,14 +819,20 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
         return None
     lw = np.asarray(law.log_pmf, dtype=float)
     # the count clipped at J: the smallest J whose tail P(hits ≥ J) is below
-    # _REALIZED_TAIL, at most REALIZED_MAX_HITS (any J is realizable; a larger J is tighter)
+    # _REALIZED_TAIL, at most REALIZED_MAX_HITS (any J is realizable; a larger J is tighter;
+    # this running sum only chooses J)
     tails = np.logaddexp.accumulate(lw[::-1])[::-1]  # log P(hits ≥ j)
     small = np.flatnonzero(tails[1:] <= math.log(_REALIZED_TAIL)) + 1
     hits = int(min(small[0] if small.size else lw.size - 1, REALIZED_MAX_HITS, lw.size - 1))
     if hits < 1:
         return None
     clipped = lw[:hits + 1].copy()
-    clipped[hits] = float(tails[hits])
+    if hits < lw.size - 1:
+        # the lumped weight to a few ulp (an exactly rounded sum of positive terms, each exp
+        # within an ulp), not the running log-add-exp above (an ulp or two per term added)
+        rest = lw[hits:]
+        top = float(np.max(rest))
+        clipped[hits] = top + math.log(math.fsum(np.exp(rest - top).tolist()))
     theta = float(getattr(source, "theta_lower", source.theta))
     half = theta / 2  # exact
     return {"remove": RealizedGroupCurve(clipped, theta, 0.0, "remove"),
