@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from cli_helpers import run_json
-from privamp import Accountant, GaussianMechanism, LaplaceMechanism
+from privamp import Accountant, GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.pld.group import REALIZED_MAX_HITS, RealizedGroupCurve, realizable_group_curves
 from privamp.sampling import WOR, WR, Poisson
 
@@ -52,11 +52,23 @@ def _enumerated_pair(scheme, k: int, t: int):
     return px, pxp
 
 
-def _mp_hockey(p: dict, q: dict, eps: float) -> mp.mpf:
-    """D_{e^ε}(P ‖ Q) of two unit-variance mixtures on a line whose privacy loss is
-    non-decreasing (every P mean ≥ every Q mean up to a common shift): sup_t P(T > t) − αQ(T > t),
-    at the root of L(t) = ε found by bisection at 40 digits."""
+def _mp_hockey(p: dict, q: dict, eps: float, family: str = "gaussian") -> mp.mpf:
+    """D_{e^ε}(P ‖ Q) of two unit-scale mixtures (normal or Laplace components) on a line whose
+    privacy loss is non-decreasing (every P centre ≥ every Q centre up to a common shift):
+    sup_t P(T > t) − αQ(T > t), at the root of L(t) = ε found by bisection at 40 digits."""
     mp.mp.dps = 40
+    if family == "laplace":
+        def kernel(x):
+            return mp.e ** (-abs(x))
+
+        def upper_tail(x):  # P(Lap(0, 1) > x)
+            return mp.e ** (-x) / 2 if x >= 0 else 1 - mp.e ** x / 2
+    else:
+        def kernel(x):
+            return mp.e ** (-x ** 2 / 2)
+
+        def upper_tail(x):
+            return mp.ncdf(-x)
     pm = [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator)
           for a, w in p.items()]
     qm = [(mp.mpf(a.numerator) / a.denominator, mp.mpf(w.numerator) / w.denominator)
@@ -64,10 +76,10 @@ def _mp_hockey(p: dict, q: dict, eps: float) -> mp.mpf:
     alpha = mp.e ** mp.mpf(eps)
 
     def dens(mix, t):
-        return mp.fsum(w * mp.e ** (-(t - a) ** 2 / 2) for a, w in mix)
+        return mp.fsum(w * kernel(t - a) for a, w in mix)
 
     def surv(mix, t):
-        return mp.fsum(w * mp.ncdf(a - t) for a, w in mix)
+        return mp.fsum(w * upper_tail(t - a) for a, w in mix)
 
     lo = min(a for a, _ in pm + qm) - 40
     hi = max(a for a, _ in pm + qm) + 40
@@ -95,14 +107,17 @@ CASES = [(WOR(6, 3), 2), (WOR(5, 5), 2), (WOR(7, 1), 3), (WOR(4, 2), 4),
 
 @pytest.mark.parametrize(("scheme", "k"), CASES, ids=lambda v: repr(v))
 @pytest.mark.parametrize("orientation", ["remove", "add", "mixed1"])
-def test_the_pairs_are_the_sum_query_output(scheme, k, orientation):
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_the_pairs_are_the_sum_query_output(scheme, k, orientation, family):
     """Each orientation's curve is, to 1e-6 relative, the hockey-stick divergence of the output
-    laws of the sum query on its datasets, enumerated subsample by subsample; the lower values
-    never exceed it and the upper values never fall below it."""
-    curve = realizable_group_curves(_mech(), scheme, None, k)[orientation]
+    laws of the sum query on its datasets (Gaussian noise σ = 2 or Laplace noise b = 2),
+    enumerated subsample by subsample; the lower values never exceed it and the upper values
+    never fall below it."""
+    mech = _mech() if family == "gaussian" else LaplaceMechanism(SIGMA, relation="substitute")
+    curve = realizable_group_curves(mech, scheme, None, k)[orientation]
     px, pxp = _enumerated_pair(scheme, k, _T_OF[orientation])
     for e in (-1.0, -0.2, 0.0, 0.1, 0.5, 1.0, 2.0, 4.0):
-        exact = _mp_hockey(px, pxp, e)
+        exact = _mp_hockey(px, pxp, e, family)
         low = float(np.exp(curve.log_lower(np.array([e]))[0]))
         up = float(np.exp(curve.log_upper(np.array([e]))[0]))
         assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
@@ -211,8 +226,9 @@ def test_lines_on_datasets_of_different_sizes_get_no_realizable_lower_end():
 
 
 @pytest.mark.parametrize(("mech", "scheme"), [
-    (LaplaceMechanism(2.0, relation="substitute"), WOR(100, 10)),
+    (RandomizedResponse(0.75, relation="substitute"), WOR(100, 10)),
     (GaussianMechanism(2.0), Poisson(0.1)),
+    (LaplaceMechanism(2.0), WOR(100, 10)),  # the mechanism's relation is add/remove
 ])
 def test_other_combinations_have_no_realizable_pairs(mech, scheme):
     assert realizable_group_curves(mech, scheme, None, 2) is None

@@ -107,6 +107,11 @@ Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(
 K = 2, 10 steps: [1.90, 4.41] — the true ε of the group lies in between, and the coupling
 bound may be that far above it.
 
+The Laplace mechanism (θ = Δ/b) takes the same construction with Lap(·, 1) components
+(:class:`~privamp.pld.group_laplace.RealizedLaplaceGroupCurve`): the query is the same, only
+the noise differs, and the convex-order step holds for Laplace shifts too (D_α of Lap(r) against
+Lap(0) grows with r at every α).
+
 **Large groups.** The tight pairs cost K + 1 compositions of (K + 1)-component mixtures: they
 are used up to :data:`TIGHT_MAX_GROUP` records, and a larger group of the same combination takes
 the coupling bound (said in ``group_bound``, with :func:`tight_limit_note`'s reason). Under
@@ -779,15 +784,26 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
     return {"symmetric": ProfileCurve(MinimumProfile([coupled, post_hoc]))}, "coupling"
 
 
-def _realizable_ok(source, scheme, relation) -> bool:
+def _realized_curve_class(source, scheme, relation):
+    """The realizable pair class for this combination (the Gaussian's or the Laplace's), or
+    ``None``: WOR or WR under substitution, the mechanism's own relation substitution."""
     from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
+    from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
     from ..relations import NeighbouringRelation
     from ..sampling.schemes import WithoutReplacement, WithReplacement
 
-    return (isinstance(scheme, (WithoutReplacement, WithReplacement))
+    if not (isinstance(scheme, (WithoutReplacement, WithReplacement))
             and relation is NeighbouringRelation.SUBSTITUTE
-            and isinstance(source, (GaussianMechanism, GaussianProfile)) and source.theta > 0
-            and getattr(source, "relation", relation) is relation)
+            and getattr(source, "theta", 0.0) > 0
+            and getattr(source, "relation", relation) is relation):
+        return None
+    if isinstance(source, (GaussianMechanism, GaussianProfile)):
+        return RealizedGroupCurve
+    if isinstance(source, (LaplaceMechanism, LaplaceProfile)):
+        from .group_laplace import RealizedLaplaceGroupCurve
+
+        return RealizedLaplaceGroupCurve
+    return None
 
 
 def realizable_group_curves(source: Any, scheme: Any, relation: Any,
@@ -812,7 +828,8 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
     if scheme is None or k == 1:
         return None
     rel = scheme.resolve(relation)[0]
-    if not _realizable_ok(source, scheme, rel):
+    curve = _realized_curve_class(source, scheme, rel)
+    if curve is None:
         return None
     law = scheme.group_multiplicity(k, rel)
     if law is None or law.log_tail > -math.inf:
@@ -835,9 +852,9 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
         clipped[hits] = top + math.log(math.fsum(np.exp(rest - top).tolist()))
     theta = float(getattr(source, "theta_lower", source.theta))
     half = theta / 2  # exact
-    return {"remove": RealizedGroupCurve(clipped, theta, 0.0, "remove"),
-            "add": RealizedGroupCurve(clipped, 0.0, theta, "add"),
-            "mixed1": RealizedGroupCurve(clipped, half, half, "mixed1")}
+    return {"remove": curve(clipped, theta, 0.0, "remove"),
+            "add": curve(clipped, 0.0, theta, "add"),
+            "mixed1": curve(clipped, half, half, "mixed1")}
 
 
 def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None,

@@ -83,9 +83,11 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
+from .curves import PairCurve
 from .group import _log_binom, _log_diff, _SplitCurve
 
-__all__ = ["GroupLaplaceCurve", "laplace_split_curves"]
+__all__ = ["GroupLaplaceCurve", "LaplaceMixtureCurve", "RealizedLaplaceGroupCurve",
+           "laplace_split_curves"]
 
 _LOG_HALF = -math.log(2.0)
 _BISECTIONS = 64
@@ -309,59 +311,15 @@ def _log_sub_safe(a, b):
         return np.where(a > b, a + log1mexp(np.minimum(b - a, 0.0)), np.nan)
 
 
-class GroupLaplaceCurve(_SplitCurve):
-    """The split (a removals, b insertions) of a group of K = a + b records under Poisson
-    sampling (rate q) of the Laplace mechanism (θ = Δ/b): the curve of
+class LaplaceMixtureCurve(PairCurve):
+    """The curve of a pair of unit-scale Laplace mixtures on a line, ``P = Σ a_i Lap(μ_i, 1)``
+    against ``Q = Σ b_j Lap(ν_j, 1)`` with μ_i ≥ 0 ≥ ν_j (:class:`_LaplaceDoubleMixture`, module
+    doc): certified upper and lower values on all of ℝ and slope bounds. ``_up`` gives the upper
+    values and slopes, ``_lo`` the lower values. Subclasses set both, and ``orientation``."""
 
-        P = Σ_i Bin(i; a, q) Lap(iθ, 1)   against   Q = Σ_j Bin(j; b, q) Lap(−jθ, 1)
-
-    (module doc: a dominating pair of the split, tight). Upper values and slopes use ``theta``,
-    lower values ``theta_lower`` (D_α grows with θ).
-
-    Parameters
-    ----------
-    theta : float
-        θ = Δ/b > 0 (an upper bound on the exact value).
-    rate : float
-        Poisson rate q ∈ (0, 1].
-    n_remove, n_add : int
-        a, b ≥ 0 with a + b ≥ 1.
-    theta_lower : float, optional
-        A lower bound on the exact θ, in (0, theta] (default ``theta``).
-
-    Raises
-    ------
-    InvalidParameterError
-        For a parameter out of range.
-
-    >>> rem = GroupLaplaceCurve(0.5, 0.01, 2, 0)
-    >>> e = np.array([-0.5, 0.0, 0.5, 2.0])
-    >>> bool(np.all(rem.log_lower(e) <= rem.log_upper(e))), float(rem.log_upper(e)[-1])
-    (True, -inf)
-    """
-
-    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
-                 theta_lower: float | None = None):
-        super().__init__(theta, rate, n_remove, n_add, theta_lower)
-        self._up = self._mixture(self.theta, up=True)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower, up=False))
-
-    def _mixture(self, theta: float, up: bool) -> _LaplaceDoubleMixture:
-        a, b = self.n_remove, self.n_add
-        rnd = mul_up if up else mul_down
-        mu = np.array([rnd(float(i), theta) for i in range(a + 1)])
-        nu = -np.array([rnd(float(j), theta) for j in range(b + 1)])
-        return _LaplaceDoubleMixture(mu, _log_binom(a, self.rate), nu, _log_binom(b, self.rate),
-                                     self._magnitudes(a), self._magnitudes(b))
-
-    def _magnitudes(self, n: int) -> np.ndarray:
-        """Bounds on the sizes of the terms of log Bin(i; n, q): |log C(n, i)| ≤ n log 2,
-        |i log q|, |(n − i) log(1 − q)|."""
-        i = np.arange(n + 1, dtype=float)
-        lq = abs(math.log(self.rate))
-        l1q = abs(math.log1p(-self.rate)) if self.rate < 1 else 0.0
-        return n * math.log(2.0) + i * lq + (n - i) * l1q
+    lower_slack = 1e-12
+    _up: _LaplaceDoubleMixture
+    _lo: _LaplaceDoubleMixture
 
     # ---- values --------------------------------------------------------------------------------
 
@@ -481,10 +439,103 @@ class GroupLaplaceCurve(_SplitCurve):
     def log_mass_at_infinity(self) -> float:
         return -math.inf  # Laplace mixtures: mutually absolutely continuous, the loss bounded
 
+
+class GroupLaplaceCurve(_SplitCurve, LaplaceMixtureCurve):
+    """The split (a removals, b insertions) of a group of K = a + b records under Poisson
+    sampling (rate q) of the Laplace mechanism (θ = Δ/b): the curve of
+
+        P = Σ_i Bin(i; a, q) Lap(iθ, 1)   against   Q = Σ_j Bin(j; b, q) Lap(−jθ, 1)
+
+    (module doc: a dominating pair of the split, tight). Upper values and slopes use ``theta``,
+    lower values ``theta_lower`` (D_α grows with θ).
+
+    Parameters
+    ----------
+    theta : float
+        θ = Δ/b > 0 (an upper bound on the exact value).
+    rate : float
+        Poisson rate q ∈ (0, 1].
+    n_remove, n_add : int
+        a, b ≥ 0 with a + b ≥ 1.
+    theta_lower : float, optional
+        A lower bound on the exact θ, in (0, theta] (default ``theta``).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter out of range.
+
+    >>> rem = GroupLaplaceCurve(0.5, 0.01, 2, 0)
+    >>> e = np.array([-0.5, 0.0, 0.5, 2.0])
+    >>> bool(np.all(rem.log_lower(e) <= rem.log_upper(e))), float(rem.log_upper(e)[-1])
+    (True, -inf)
+    """
+
+    def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
+                 theta_lower: float | None = None):
+        super().__init__(theta, rate, n_remove, n_add, theta_lower)
+        self._up = self._mixture(self.theta, up=True)
+        self._lo = (self._up if self.theta_lower == self.theta
+                    else self._mixture(self.theta_lower, up=False))
+
+    def _mixture(self, theta: float, up: bool) -> _LaplaceDoubleMixture:
+        a, b = self.n_remove, self.n_add
+        rnd = mul_up if up else mul_down
+        mu = np.array([rnd(float(i), theta) for i in range(a + 1)])
+        nu = -np.array([rnd(float(j), theta) for j in range(b + 1)])
+        return _LaplaceDoubleMixture(mu, _log_binom(a, self.rate), nu, _log_binom(b, self.rate),
+                                     self._magnitudes(a), self._magnitudes(b))
+
+    def _magnitudes(self, n: int) -> np.ndarray:
+        """Bounds on the sizes of the terms of log Bin(i; n, q): |log C(n, i)| ≤ n log 2,
+        |i log q|, |(n − i) log(1 − q)|."""
+        i = np.arange(n + 1, dtype=float)
+        lq = abs(math.log(self.rate))
+        l1q = abs(math.log1p(-self.rate)) if self.rate < 1 else 0.0
+        return n * math.log(2.0) + i * lq + (n - i) * l1q
+
     def __repr__(self) -> str:
         low = "" if self.theta_lower == self.theta else f", theta_lower={self.theta_lower!r}"
         return (f"GroupLaplaceCurve(theta={self.theta!r}, rate={self.rate!r}, "
                 f"n_remove={self.n_remove}, n_add={self.n_add}{low})")
+
+
+class RealizedLaplaceGroupCurve(LaplaceMixtureCurve):
+    """One realizable pair of a group of K records under WOR or WR (substitution) of the
+    Laplace mechanism (θ = Δ/b): the curve of
+
+        P = Σ_j w_j Lap(j·s_P, 1)   against   Q = Σ_j w_j Lap(−j·s_Q, 1)
+
+    in units of b, with w the (clipped) hit law; the Laplace counterpart of
+    :class:`privamp.pld.group.RealizedGroupCurve` (that module's doc, "A lower end for WOR and
+    WR groups": the sum query's outputs, exactly). Centres are rounded down (``mul_down``: D_α
+    grows with every shift, the convex-order step of this module's doc), so the values stay
+    below the realized pair's. ``s_P = 0`` (``s_Q = 0``) is the single component Lap(0, 1).
+    """
+
+    def __init__(self, log_w: np.ndarray, shift_p: float, shift_q: float, orientation: str):
+        from .._validation import check_real
+
+        log_w = np.asarray(log_w, dtype=float)
+        self.shift_p = check_real("shift_p", shift_p, "[0, inf)")
+        self.shift_q = check_real("shift_q", shift_q, "[0, inf)")
+        self.orientation = orientation
+        self.hits = log_w.size - 1
+
+        def side(shift):
+            if shift == 0.0:
+                return np.zeros(1), np.zeros(1), np.zeros(1)
+            centres = np.array([mul_down(float(j), shift) for j in range(log_w.size)])
+            # the hit law's log weights are within a few ulp; 16 + |log w| over-covers them
+            return centres, log_w, 16.0 + np.abs(log_w)
+
+        mu, la, mag_a = side(self.shift_p)
+        nu, lb, mag_b = side(self.shift_q)
+        self._up = self._lo = _LaplaceDoubleMixture(mu, la, -nu, lb, mag_a, mag_b)
+
+    def __repr__(self) -> str:
+        return (f"RealizedLaplaceGroupCurve(hits={self.hits}, shift_p={self.shift_p!r}, "
+                f"shift_q={self.shift_q!r}, orientation={self.orientation!r})")
 
 
 def laplace_split_curves(source, rate: float, group_size: int) -> dict[str, GroupLaplaceCurve]:
