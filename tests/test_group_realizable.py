@@ -270,3 +270,20 @@ def test_deltas_of_a_group_take_their_lower_ends_from_one_composition():
         assert b.upper == one.upper
         assert 0 < b.lower <= b.upper
         assert b.lower == pytest.approx(one.lower, rel=1e-2)
+
+
+@pytest.mark.parametrize("scheme", [WOR(100, 50), WR(1000, 100), WOR(30, 30)], ids=repr)
+def test_laplace_group_brackets(scheme):
+    """The Laplace (b = 2) gets the same lower end; without amplification (m = n) the bracket
+    closes on the plain Laplace mechanism at sensitivity KΔ."""
+    k = 3
+    lap = LaplaceMechanism(SIGMA, relation="substitute")
+    acc = Accountant("pld").add(lap, 10, scheme=scheme, group_size=k)
+    b = acc.epsilon(1e-5)
+    assert b.lower is not None and 0 < b.lower <= b.upper
+    assert acc.lower_end_of == "mechanism"
+    if scheme.m == scheme.n:
+        plain = Accountant("pld").add(LaplaceMechanism(SIGMA, sensitivity=k,
+                                                       relation="substitute"), 10).epsilon(1e-5)
+        assert b.lower <= plain.upper and plain.lower <= b.upper
+        assert b.lower >= 0.999 * b.upper
