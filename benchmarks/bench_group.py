@@ -8,8 +8,9 @@
 
 ``--sizes``: time against K (1 … 1000) for Poisson-Gaussian and Poisson-Laplace (the tight
 split pairs up to privamp.pld.group.TIGHT_MAX_GROUP, the coupling bound beyond) and
-WOR(60000, 600)-Gaussian (coupling), with the bound used and the refusal beyond
-MAX_SAMPLED_GROUP (its time too: it must come before any work).
+WOR(60000, 600)-Gaussian and -Laplace (coupling upper end, realizable pairs' lower end), with
+the bound used, both ends of the bracket, and the refusal beyond MAX_SAMPLED_GROUP (its time
+too: it must come before any work).
 
 The docs figure (docs/images/group.png) is made by the docs build: ``figure(path)`` computes
 only what it draws (docs/figures.py).
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from pathlib import Path
 
@@ -102,23 +104,28 @@ def sizes(out):
         "Poisson(0.01) Laplace b = 2": lambda: (LaplaceMechanism(2.0), Poisson(Q)),
         "WOR(60000, 600) Gaussian σ = 2": lambda: (
             GaussianMechanism(2.0, relation="substitute"), WOR(60000, 600)),
+        "WOR(60000, 600) Laplace b = 2": lambda: (
+            LaplaceMechanism(2.0, relation="substitute"), WOR(60000, 600)),
     }
     tight(2.0, 2)  # warm up imports
     lines = ["# Groups of K records: time against K", "",
              f"T = {T}, ε at δ = {DELTA:g}; `PYTHONPATH=src python benchmarks/bench_group.py "
-             "--sizes` (2 shared CPU cores).", "",
-             "| case | K | bound | ε upper | s |", "|---|---|---|---|---|"]
+             f"--sizes` (2 shared CPU cores; 1-minute load at the start "
+             f"{os.getloadavg()[0]:.2f}).", "",
+             "| case | K | bound | ε lower | ε upper | s |", "|---|---|---|---|---|---|"]
     for name, make in cases.items():
         for k in SIZES:
             mech, scheme = make()
             start = time.perf_counter()
             try:
                 acc = Accountant().add(mech, T, scheme=scheme, group_size=k)
-                eps, bound = f"{acc.epsilon(DELTA).upper:.5g}", acc.group_bound or "-"
+                b = acc.epsilon(DELTA)
+                eps, bound = f"{b.upper:.5g}", acc.group_bound or "-"
+                low = "—" if b.lower is None else f"{b.lower:.5g}"
             except InvalidParameterError as err:
-                eps, bound = "refused", f"({err.rule.split(':')[0]})"
+                eps, bound, low = "refused", f"({err.rule.split(':')[0]})", "—"
             secs = time.perf_counter() - start
-            lines.append(f"| {name} | {k} | {bound} | {eps} | {secs:.2f} |")
+            lines.append(f"| {name} | {k} | {bound} | {low} | {eps} | {secs:.2f} |")
             print(lines[-1], flush=True)
     Path(out).write_text("\n".join(lines) + "\n")
 
