@@ -244,7 +244,7 @@ def test_cli_reports_the_lower_end(capsys):
     from privamp.cli import main
 
     assert main(argv) == 0
-    assert "the group's exact epsilon lies in the bracket" in capsys.readouterr().out
+    assert "the group's exact value lies in the bracket" in capsys.readouterr().out
 
 
 def test_tradeoff_of_a_wor_group_has_lower_ends(capsys):
@@ -287,3 +287,34 @@ def test_laplace_group_brackets(scheme):
                                                        relation="substitute"), 10).epsilon(1e-5)
         assert b.lower <= plain.upper and plain.lower <= b.upper
         assert b.lower >= 0.999 * b.upper
+
+
+def test_a_lower_end_above_the_upper_end_is_refused(monkeypatch):
+    """The realizable lower end and the upper end are independent certificates: a lower end
+    above the upper one proves one of them wrong, so the query refuses instead of clipping
+    (review 36, finding 1: a defective group-after-composition route, simulated here, was
+    reported as the closed bracket [30, 30])."""
+    import privamp.pld.group as group_mod
+    from privamp.errors import InconsistentBoundsError
+
+    monkeypatch.setattr(group_mod, "composed_group_epsilon", lambda *a, **k: 30.0)
+    monkeypatch.setattr(group_mod, "composed_group_delta", lambda *a, **k: 1e-9)
+    acc = Accountant("pld").add(_mech(), 10, scheme=WOR(100, 50), group_size=8)
+    with pytest.raises(InconsistentBoundsError):
+        acc.epsilon(1e-5)
+    with pytest.raises(InconsistentBoundsError):
+        acc.delta(20.0)
+    with pytest.raises(InconsistentBoundsError):
+        acc.deltas([20.0, 25.0])
+
+
+def test_what_gets_no_realizable_lower_end():
+    """WR with more than 20,000 draws (its hit law is truncated) and a mechanism given as a
+    profile keep the upper end only, and say so."""
+    big = Accountant("pld").add(_mech(), 3, scheme=WR(100_000, 30_000), group_size=2)
+    assert realizable_group_curves(_mech(), WR(100_000, 30_000), None, 2) is None
+    assert big.epsilon(1e-5).lower is None and big.lower_end_of == "bound"
+    prof = _mech().profile()
+    assert realizable_group_curves(prof, WOR(100, 50), None, 2) is None
+    acc = Accountant("pld").add(prof, 3, scheme=WOR(100, 50), group_size=2)
+    assert acc.epsilon(1e-5).lower is None and acc.lower_end_of == "bound"

@@ -810,12 +810,17 @@ class Accountant:
                    for e in values]
             from .pld.engine import pld_profile
 
-            low = pld_profile(low_events, np.asarray(values, dtype=float),
-                              eps_error=self.eps_error, grid_step=self.grid_step,
-                              cache=self.query_cache).lower
+            try:
+                low = pld_profile(low_events, np.asarray(values, dtype=float),
+                                  eps_error=self.eps_error, grid_step=self.grid_step,
+                                  cache=self.query_cache).lower
+            except NumericalError:
+                low = None  # the lower side is optional: the upper ends stand
+            if low is None:
+                return [Bracket(None, u) for u in ups]
             _lower_from(self)
-            return [Bracket(None if low is None else min(float(lo), u), u)
-                    for u, lo in zip(ups, low if low is not None else ups, strict=True)]
+            return [Bracket(_checked_lower(float(lo), u), u)
+                    for u, lo in zip(ups, low, strict=True)]
         up, low = self._profile(values)
         return [Bracket(None if low is None else float(lo), float(u))
                 for u, lo in zip(up, low if low is not None else up, strict=True)]
@@ -858,7 +863,8 @@ class Accountant:
         if low_events is not None:
             # shuffling: the lower end from the pairs that bound the mechanism from below
             low_prof = pld_profile(low_events, eps, **kw)
-            low = np.minimum(low_prof.lower, prof.upper)
+            low = np.array([_checked_lower(float(lo), float(u))
+                            for lo, u in zip(low_prof.lower, prof.upper, strict=True)])
             by_low = low_prof.orientations
             _lower_from(self)
         if orientations:
@@ -1105,9 +1111,12 @@ class PldBackend(AccountingBackend):
         # the mechanism from below (shuffling: Chua et al.'s construction; groups under WOR/WR:
         # realizable pairs of datasets)
         upper = self._group_after(acc, res.bracket, delta=delta).upper
-        low = pld_epsilon(low_events, delta, lower=True, **kw)
+        try:
+            low = pld_epsilon(low_events, delta, lower=True, **kw)
+        except NumericalError:
+            return Bracket(None, upper)  # the lower side is optional: the upper end stands
         _lower_from(acc)
-        return Bracket(min(low.bracket.lower, upper), upper)
+        return Bracket(_checked_lower(low.bracket.lower, upper), upper)
 
     def delta(self, acc, eps, own_lower: bool = True):
         """``own_lower=False`` skips the lower-side events (:meth:`Accountant.deltas` composes
@@ -1126,9 +1135,12 @@ class PldBackend(AccountingBackend):
         if low_events is None:
             return self._group_after(acc, res.bracket, eps=eps)
         upper = self._group_after(acc, res.bracket, eps=eps).upper
-        low = pld_delta(low_events, eps, **kw)
+        try:
+            low = pld_delta(low_events, eps, **kw)
+        except NumericalError:
+            return Bracket(None, upper)  # the lower side is optional: the upper end stands
         _lower_from(acc)
-        return Bracket(min(low.bracket.lower, upper), upper)
+        return Bracket(_checked_lower(low.bracket.lower, upper), upper)
 
 
     @staticmethod
@@ -1177,6 +1189,16 @@ def _realized_group_events(acc: Accountant):
     if len({ev.scheme.n for ev in acc.segments}) > 1:
         return None  # lines sampling datasets of different sizes: no one pair of datasets
     return out
+
+
+def _checked_lower(low: float, upper: float) -> float:
+    """A lower end from lower-bound pairs (realizable pairs, shuffling's), checked against the
+    upper end from the certified upper pairs: the two are independent certificates, so a lower
+    end above the upper one means one of them is wrong — refused, never clipped
+    (:func:`privamp.pld.engine._checked_lower`)."""
+    from .pld.engine import _checked_lower as checked
+
+    return checked(low, upper)
 
 
 def _lower_from(acc: Accountant) -> None:

@@ -102,7 +102,9 @@ min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J) (an ex
 sum of the pmf's terms, so within a few ulp like them), J the first count
 whose tail is below 1e-40, at most :data:`REALIZED_MAX_HITS`. (b) Each mean jθ is rounded
 down: in the collinear arrangement a smaller shift of any component only lowers every D_α
-(step (ii) of the proof above). The hit law must be known in full (no truncated tail).
+(step (ii) of the proof above). The hit law must be known in full (no truncated tail): WR
+with m + 1 above the exact-support limit (20,000 draws) gets no lower end. The mechanism must
+be given as a mechanism (a profile bounds an unknown mechanism from above only).
 Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(1000, 100),
 K = 2, 10 steps: [1.90, 4.41] — the true ε of the group lies in between, and the coupling
 bound may be that far above it.
@@ -786,9 +788,11 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
 
 def _realized_curve_class(source, scheme, relation):
     """The realizable pair class for this combination (the Gaussian's or the Laplace's), or
-    ``None``: WOR or WR under substitution, the mechanism's own relation substitution."""
-    from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
-    from ..mechanisms.laplace import LaplaceMechanism, LaplaceProfile
+    ``None``: WOR or WR under substitution, the mechanism's own relation substitution. Only a
+    mechanism: a profile given as such bounds some mechanism from above, and the sum query of
+    the construction need not be one it covers."""
+    from ..mechanisms.gaussian import GaussianMechanism
+    from ..mechanisms.laplace import LaplaceMechanism
     from ..relations import NeighbouringRelation
     from ..sampling.schemes import WithoutReplacement, WithReplacement
 
@@ -797,9 +801,9 @@ def _realized_curve_class(source, scheme, relation):
             and getattr(source, "theta", 0.0) > 0
             and getattr(source, "relation", relation) is relation):
         return None
-    if isinstance(source, (GaussianMechanism, GaussianProfile)):
+    if isinstance(source, GaussianMechanism):
         return RealizedGroupCurve
-    if isinstance(source, (LaplaceMechanism, LaplaceProfile)):
+    if isinstance(source, LaplaceMechanism):
         from .group_laplace import RealizedLaplaceGroupCurve
 
         return RealizedLaplaceGroupCurve
