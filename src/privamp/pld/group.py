@@ -134,7 +134,15 @@ from typing import Any
 import numpy as np
 
 from .. import _special
-from .._numerics import ULP, log1mexp, log_comb, logsumexp_signed, round_down_log, round_up_log
+from .._numerics import (
+    ULP,
+    log1mexp,
+    log_comb,
+    logsumexp_signed,
+    mul_down,
+    round_down_log,
+    round_up_log,
+)
 from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
@@ -599,7 +607,35 @@ class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
                 f"n_remove={self.n_remove}, n_add={self.n_add})")
 
 
-class RealizedGroupCurve(GaussianMixtureCurve):
+class _RealizedPair:
+    """What the realizable pairs of the Gaussian and the Laplace share (module doc, "A lower end
+    for WOR and WR groups"): the parameters, and the two sides' component centres and log
+    weights, P's at j·s_P and Q's at −j·s_Q (returned as magnitudes; a zero shift is the single
+    component at 0). Each centre is rounded down (``mul_down``): a smaller shift of one component
+    only lowers every D_α (the convex-order step of the proof), so the values stay below the
+    realized pair's."""
+
+    def _sides(self, log_w, shift_p: float, shift_q: float, orientation: str):
+        log_w = np.asarray(log_w, dtype=float)
+        self.shift_p = check_real("shift_p", shift_p, "[0, inf)")
+        self.shift_q = check_real("shift_q", shift_q, "[0, inf)")
+        self.orientation = orientation
+        self.hits = log_w.size - 1
+        out = []
+        for shift in (self.shift_p, self.shift_q):
+            if shift == 0.0:
+                out.append((np.zeros(1), np.zeros(1)))  # one component at 0, weight 1
+            else:
+                out.append((np.array([mul_down(float(j), shift) for j in range(log_w.size)]),
+                            log_w))
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(hits={self.hits}, shift_p={self.shift_p!r}, "
+                f"shift_q={self.shift_q!r}, orientation={self.orientation!r})")
+
+
+class RealizedGroupCurve(_RealizedPair, GaussianMixtureCurve):
     """One realizable pair of a group of K records under WOR or WR (substitution) of the
     Gaussian mechanism: the curve of
 
@@ -612,26 +648,8 @@ class RealizedGroupCurve(GaussianMixtureCurve):
     """
 
     def __init__(self, log_w: np.ndarray, shift_p: float, shift_q: float, orientation: str):
-        log_w = np.asarray(log_w, dtype=float)
-        self.shift_p = check_real("shift_p", shift_p, "[0, inf)")
-        self.shift_q = check_real("shift_q", shift_q, "[0, inf)")
-        self.orientation = orientation
-        self.hits = log_w.size - 1
-
-        def side(shift):
-            if shift == 0.0:
-                return np.zeros(1), np.zeros(1)  # N(0, 1), weight 1 (log 1 = 0)
-            # each mean rounded down: a smaller shift of one component only lowers D_α
-            # (step (ii) of the proof above), so the values stay below the realized pair's
-            return np.nextafter(np.arange(log_w.size) * shift, -np.inf).clip(0.0), log_w
-
-        mu, la = side(self.shift_p)
-        nu, lb = side(self.shift_q)
+        (mu, la), (nu, lb) = self._sides(log_w, shift_p, shift_q, orientation)
         self._up = self._lo = _DoubleMixture(mu, la, -nu, lb)
-
-    def __repr__(self) -> str:
-        return (f"RealizedGroupCurve(hits={self.hits}, shift_p={self.shift_p!r}, "
-                f"shift_q={self.shift_q!r}, orientation={self.orientation!r})")
 
 
 def _poisson_gaussian_ok(source, scheme, relation) -> bool:

@@ -84,7 +84,7 @@ from .._numerics import (
     round_up_log,
 )
 from .curves import PairCurve
-from .group import _log_binom, _log_diff, _SplitCurve
+from .group import _log_binom, _log_diff, _RealizedPair, _SplitCurve
 
 __all__ = ["GroupLaplaceCurve", "LaplaceMixtureCurve", "RealizedLaplaceGroupCurve",
            "laplace_split_curves"]
@@ -500,7 +500,7 @@ class GroupLaplaceCurve(_SplitCurve, LaplaceMixtureCurve):
                 f"n_remove={self.n_remove}, n_add={self.n_add}{low})")
 
 
-class RealizedLaplaceGroupCurve(LaplaceMixtureCurve):
+class RealizedLaplaceGroupCurve(_RealizedPair, LaplaceMixtureCurve):
     """One realizable pair of a group of K records under WOR or WR (substitution) of the
     Laplace mechanism (θ = Δ/b): the curve of
 
@@ -508,34 +508,16 @@ class RealizedLaplaceGroupCurve(LaplaceMixtureCurve):
 
     in units of b, with w the (clipped) hit law; the Laplace counterpart of
     :class:`privamp.pld.group.RealizedGroupCurve` (that module's doc, "A lower end for WOR and
-    WR groups": the sum query's outputs, exactly). Centres are rounded down (``mul_down``: D_α
-    grows with every shift, the convex-order step of this module's doc), so the values stay
-    below the realized pair's. ``s_P = 0`` (``s_Q = 0``) is the single component Lap(0, 1).
+    WR groups": the sum query's outputs, exactly; D_α grows with every Laplace shift too, the
+    convex-order step of this module's doc). ``s_P = 0`` (``s_Q = 0``) is the single component
+    Lap(0, 1).
     """
 
     def __init__(self, log_w: np.ndarray, shift_p: float, shift_q: float, orientation: str):
-        from .._validation import check_real
-
-        log_w = np.asarray(log_w, dtype=float)
-        self.shift_p = check_real("shift_p", shift_p, "[0, inf)")
-        self.shift_q = check_real("shift_q", shift_q, "[0, inf)")
-        self.orientation = orientation
-        self.hits = log_w.size - 1
-
-        def side(shift):
-            if shift == 0.0:
-                return np.zeros(1), np.zeros(1), np.zeros(1)
-            centres = np.array([mul_down(float(j), shift) for j in range(log_w.size)])
-            # the hit law's log weights are within a few ulp; 16 + |log w| over-covers them
-            return centres, log_w, 16.0 + np.abs(log_w)
-
-        mu, la, mag_a = side(self.shift_p)
-        nu, lb, mag_b = side(self.shift_q)
-        self._up = self._lo = _LaplaceDoubleMixture(mu, la, -nu, lb, mag_a, mag_b)
-
-    def __repr__(self) -> str:
-        return (f"RealizedLaplaceGroupCurve(hits={self.hits}, shift_p={self.shift_p!r}, "
-                f"shift_q={self.shift_q!r}, orientation={self.orientation!r})")
+        (mu, la), (nu, lb) = self._sides(log_w, shift_p, shift_q, orientation)
+        # the hit law's log weights are within a few ulp; 16 + |log w| over-covers them
+        self._up = self._lo = _LaplaceDoubleMixture(mu, la, -nu, lb, 16.0 + np.abs(la),
+                                                    16.0 + np.abs(lb))
 
 
 def laplace_split_curves(source, rate: float, group_size: int) -> dict[str, GroupLaplaceCurve]:
