@@ -98,8 +98,9 @@ examples of ``tests/test_group_realizable.py``, t = 1 at large α): the mixture 
 t = 1 alone is *not* a dominating pair for groups, and is used here only from below.
 
 Two roundings keep it a lower bound. (a) The hit count is clipped at J (the query uses
-min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J) (an exactly rounded
-sum of the pmf's terms, so within a few ulp like them), J the first count
+min(j, J) copies; still sensitivity Δ): the weight of J is P(hits ≥ J) (the pmf's terms
+summed by :func:`~privamp._numerics.logsumexp_signed`, within its ``lse_error``, far inside
+the 1e-12 relative allowance of the mixtures' tails), J the first count
 whose tail is below 1e-40, at most :data:`REALIZED_MAX_HITS`. (b) Each mean jθ is rounded
 down: in the collinear arrangement a smaller shift of any component only lowers every D_α
 (step (ii) of the proof above). The hit law must be known in full (no truncated tail): WR
@@ -867,11 +868,9 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
         return None
     clipped = lw[:hits + 1].copy()
     if hits < lw.size - 1:
-        # the lumped weight to a few ulp (an exactly rounded sum of positive terms, each exp
-        # within an ulp), not the running log-add-exp above (an ulp or two per term added)
-        rest = lw[hits:]
-        top = float(np.max(rest))
-        clipped[hits] = top + math.log(math.fsum(np.exp(rest - top).tolist()))
+        # the lumped weight within lse_error (a few tens of ulp: terms of one sign, summed
+        # pairwise), not the running log-add-exp above (an ulp or two per term added)
+        clipped[hits] = float(logsumexp_signed(lw[hits:])[0])
     theta = float(getattr(source, "theta_lower", source.theta))
     half = theta / 2  # exact
     return {"remove": curve(clipped, theta, 0.0, "remove"),
