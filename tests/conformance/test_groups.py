@@ -80,3 +80,43 @@ def test_group_epsilon(case, k, steps, backend, delta):
     if theta is not None and plain:
         exact = float(ref.gdp_epsilon(ref.mpmath.sqrt(steps) * k * theta, delta))
         assert_contains(b, exact)
+
+
+# ---- the realizable lower end of WOR/WR groups (privamp.pld.group.realizable_group_curves) ----
+
+def _wor_wr_grid():
+    from privamp.sampling import WOR, WR
+
+    out = []
+    for scheme in WOR.examples() + WR.examples():
+        if scheme.n < 2:
+            continue  # a group of K ≥ 2 needs two records
+        for name in ("gaussian", "laplace"):
+            for steps, delta in ((1, 1e-5), (2, 1e-12)):
+                out.append(pytest.param(scheme, name, steps, delta,
+                                        id=f"{scheme!r}-{name}-T{steps}-d{delta:g}"))
+    return out
+
+
+@pytest.mark.parametrize(("scheme", "name", "steps", "delta"), _wor_wr_grid())
+def test_wor_wr_group_brackets_have_a_realizable_lower_end(scheme, name, steps, delta):
+    """Every WOR/WR example of the registry (m = 1, n − 1, n) with the Gaussian and the Laplace
+    under substitution, K = min(n, 3), T = 1 at δ 1e-5 and T = 2 at δ 1e-12: a valid bracket
+    whose lower end comes from realizable pairs (so it bounds the mechanism: ``lower_end_of``
+    is "mechanism"); without amplification (WOR with m = n: the group is always drawn whole)
+    the Gaussian's bracket holds the exact μ-GDP value μ = √T·Kθ."""
+    from privamp import GaussianMechanism, LaplaceMechanism
+
+    k = min(scheme.n, 3)
+    mech = (GaussianMechanism(2.0, relation="substitute") if name == "gaussian"
+            else LaplaceMechanism(2.0, relation="substitute"))
+    acc = Accountant("pld").add(mech, steps, scheme=scheme, group_size=k)
+    b = acc.epsilon(delta)
+    assert_valid(b)
+    assert b.lower is not None
+    assert acc.lower_end_of == "mechanism"
+    assert acc.details["lower_from"] == "realizable pairs of datasets"
+    if name == "gaussian" and getattr(scheme, "kind", "") == "wor" and scheme.m == scheme.n:
+        theta = ref.gaussian_family_theta(mech)
+        exact = float(ref.gdp_epsilon(ref.mpmath.sqrt(steps) * k * theta, delta))
+        assert_contains(b, exact)
