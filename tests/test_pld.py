@@ -155,6 +155,31 @@ def test_composition_matches_direct_convolution():
     assert np.all(got <= ref + 1e-9)
 
 
+@pytest.mark.parametrize("kind", ["upper", "lower"])
+@pytest.mark.parametrize("tilt", [0.0, 3.0])
+def test_the_coarse_scan_finds_the_full_scans_crossing(kind, tilt, monkeypatch):
+    """ComposedPLD.epsilon scans a long grid at a stride of √n first: on composed laws (tens of
+    thousands of grid points) it returns exactly what the point-by-point scan returns, at δ's
+    across the range, at a δ no grid point meets (upper: ∞) or exceeds (lower: 0), and the
+    answer qualifies (δ_upper(ε) ≤ δ, δ_lower(ε) > δ)."""
+    from privamp.pld.distribution import ComposedPLD
+
+    curve = PoissonGaussianCurve(1.0, 0.02, "remove")
+    step = StepPLD.from_curve(curve, 1e-4, -0.05, 6.0, kind)
+    comp = compose([(step, 200)], tail_tol=1e-16, tilt=tilt)
+    assert comp.masses.size > 20 * ComposedPLD._SCAN_DIRECT
+    deltas = [0.5, 1e-2, 1e-5, 1e-9, 1e-14, 0.999999, 1e-300]
+    fast = [comp.epsilon(d) for d in deltas]
+    monkeypatch.setattr(ComposedPLD, "_SCAN_DIRECT", 10**12)  # every point
+    full = [comp.epsilon(d) for d in deltas]
+    assert fast == full
+    for d, e in zip(deltas, fast, strict=True):
+        if kind == "upper" and math.isfinite(e):
+            assert comp.delta(e) <= d
+        if kind == "lower" and e > 0:
+            assert comp.delta(e) > d
+
+
 def test_heterogeneous_compose_needs_same_grid_and_kind():
     c = ProfileCurve(GaussianProfile(1.0))
     a = StepPLD.from_curve(c, 1e-2, -2, 4, "upper")

@@ -412,6 +412,66 @@ class ComposedPLD:
         out = self._delta_from_sums(e, j)
         return float(out[0]) if np.ndim(eps) == 0 else out
 
+    #: grids longer than this are scanned coarsely first (:meth:`_grid_crossing`)
+    _SCAN_DIRECT = 4096
+
+    def _grid_crossing(self, grid: np.ndarray, delta: float) -> tuple[int, int] | None:
+        """Where the certified δ on the grid losses crosses ``delta``: ``(bad, good)``, adjacent
+        indices of ``grid`` with ``good = bad + 1``. Upper side: ``good`` is a point with
+        δ_upper ≤ ``delta`` and ``bad`` the one before it (−1 if none); lower side: ``bad`` is
+        a point with δ_lower > ``delta`` and ``good`` the one after it. ``None`` if no point
+        qualifies.
+
+        Safety does not depend on which qualifying point is found: any ε with δ_upper(ε) ≤ δ is
+        a valid upper end and any ε with δ_lower(ε) > δ a valid lower end (the exact δ is
+        non-increasing), so the certified values need not be monotone. Short grids are scanned
+        point by point (the first qualifying point on the upper side, the last on the lower
+        side). A long grid is first scanned at a stride of about √n points (and its last
+        point), then point by point only between the coarse crossing and its neighbour: when
+        the certified δ is monotone (always, up to its error terms) this finds the same point
+        as the full scan, at O(√n) evaluations instead of n; otherwise a point found is still
+        a qualifying one, at most a stride less tight. If no coarse point qualifies, the whole
+        grid is scanned."""
+        l_pos = self._sums()[0]
+        upper = self.kind == "upper"
+        n = grid.size
+
+        def qualifying(index: np.ndarray) -> np.ndarray:
+            x = grid[index]
+            d = self._delta_from_sums(x, np.searchsorted(l_pos, x, side="right"))
+            return np.flatnonzero(d <= delta if upper else d > delta)
+
+        def crossing_in(index: np.ndarray) -> tuple[int, int] | None:
+            hit = qualifying(index)
+            if hit.size == 0:
+                return None
+            if upper:
+                good = int(index[hit[0]])
+                return good - 1, good
+            bad = int(index[hit[-1]])
+            return bad, bad + 1
+
+        if n <= self._SCAN_DIRECT:
+            return crossing_in(np.arange(n))
+        stride = math.isqrt(n)
+        coarse = np.arange(0, n, stride)
+        if coarse[-1] != n - 1:
+            coarse = np.append(coarse, n - 1)
+        hit = qualifying(coarse)
+        if hit.size == 0:
+            return crossing_in(np.arange(n))
+        if upper:
+            k = int(hit[0])
+            if k == 0:
+                return -1, 0
+            window = np.arange(coarse[k - 1] + 1, coarse[k] + 1)  # its last point qualifies
+        else:
+            k = int(hit[-1])
+            if k == coarse.size - 1:
+                return n - 1, n
+            window = np.arange(coarse[k], coarse[k + 1])  # its first point qualifies
+        return crossing_in(window)
+
     def epsilon(self, delta: float) -> float:
         """Certified ε for ``delta``: the smallest ε ≥ 0 with certified δ_upper(ε) ≤ delta
         (kind "upper"; ``inf`` if δ never gets there), or the largest ε ≥ 0 with certified
@@ -419,33 +479,24 @@ class ComposedPLD:
         l_pos, *_ = self._sums()
         if l_pos.size == 0:
             return 0.0
-        # δ at the grid losses ε = l_j (the losses > l_j are those of index > j), all at once.
-        # The certified values need not be monotone (error terms grow where untilting weights
-        # are large), and need not be: any ε with δ_upper(ε) ≤ δ is a valid upper end (the
-        # exact δ is non-increasing) and any ε with δ_lower(ε) > δ a valid lower end. So the
-        # upper end is the first grid point that meets the target, the lower end the last one
-        # that exceeds it — a scan, not a bisection that assumes monotonicity.
+        # δ at the grid losses ε = l_j (the losses > l_j are those of index > j). The certified
+        # values need not be monotone (error terms grow where untilting weights are large), and
+        # need not be: any ε with δ_upper(ε) ≤ δ is a valid upper end (the exact δ is
+        # non-increasing) and any ε with δ_lower(ε) > δ a valid lower end. So the upper end is
+        # a grid point that meets the target, the lower end one that exceeds it, found by a scan
+        # (_grid_crossing), not by a bisection that assumes monotonicity.
         cut = self._sums()[-1]
         # (below a tilt's cut δ is not evaluated: 1 for the upper side, 0 for the lower side)
         grid = l_pos if np.isfinite(cut) else np.concatenate([[0.0], l_pos])
-        d_all = self._delta_from_sums(grid, np.searchsorted(l_pos, grid, side="right"))
         last = grid.size - 1
-        if self.kind == "upper":
-            ok = np.flatnonzero(d_all <= delta)
-            if ok.size == 0:
-                return math.inf
-            good = int(ok[0])
-            if good == 0:
-                return 0.0 if not np.isfinite(cut) else float(grid[0])
-            bad = good - 1
-        else:
-            above = np.flatnonzero(d_all > delta)
-            if above.size == 0:  # no ε ≥ 0 is certified to exceed the target
-                return 0.0
-            bad = int(above[-1])
-            if bad == last:
-                return float(grid[-1])
-            good = bad + 1
+        crossing = self._grid_crossing(grid, delta)
+        if crossing is None:  # no grid point meets the target (upper) / exceeds it (lower)
+            return math.inf if self.kind == "upper" else 0.0
+        bad, good = crossing
+        if self.kind == "upper" and good == 0:
+            return 0.0 if not np.isfinite(cut) else float(grid[0])
+        if self.kind == "lower" and bad == last:
+            return float(grid[-1])
         lo, hi = grid[bad], grid[good]
         # on (lo, hi) the set {l > ε} is fixed and, without a tilt, the certified δ is affine in
         # w = e^{ε − l_j}: solve it from two evaluations, then make sure of the safe side
