@@ -1,5 +1,5 @@
-"""The lower end of WOR/WR group brackets: realizable pairs of datasets (privamp.pld.group,
-"A lower end for WOR and WR groups").
+"""The lower end of WOR/WR group brackets, and of Poisson groups beyond the tight split pairs:
+realizable pairs of datasets (privamp.pld.group, "A lower end for WOR and WR groups").
 
 The pairs are checked against the output laws of the sum query they stand for, computed by
 enumerating every subsample (not from the hit law privamp uses), with 40-digit hockey-stick
@@ -230,14 +230,96 @@ def test_lines_on_datasets_of_different_sizes_get_no_realizable_lower_end():
     assert b.lower is not None and b.lower <= b.upper
 
 
-@pytest.mark.parametrize(("mech", "scheme"), [
-    (RandomizedResponse(0.75, relation="substitute"), WOR(100, 10)),
-    (GaussianMechanism(2.0), Poisson(0.1)),
-    (LaplaceMechanism(2.0), WOR(100, 10)),  # the mechanism's relation is add/remove
+@pytest.mark.parametrize(("mech", "scheme", "relation"), [
+    (RandomizedResponse(0.75, relation="substitute"), WOR(100, 10), None),
+    (RandomizedResponse(0.75), Poisson(0.1), None),
+    (GaussianMechanism(2.0, relation="substitute"), Poisson(0.1, n=100), "substitute"),
+    (GaussianMechanism(2.0, relation="substitute"), Poisson(0.1), None),  # θ for substitution
+    (LaplaceMechanism(2.0), WOR(100, 10), None),  # the mechanism's relation is add/remove
 ])
-def test_other_combinations_have_no_realizable_pairs(mech, scheme):
-    assert realizable_group_curves(mech, scheme, None, 2) is None
+def test_other_combinations_have_no_realizable_pairs(mech, scheme, relation):
+    assert realizable_group_curves(mech, scheme, relation, 2) is None
     assert realizable_group_curves(_mech(), WOR(100, 10), None, 1) is None
+
+
+# ---- Poisson groups beyond the tight split pairs ----------------------------------------------
+
+def _poisson_pair(k: int, rate: float, hits: int, orientation: str):
+    """Output laws (units of σ, θ = 1/σ) of the query Δ·min(|S ∩ G|, J) under Poisson(rate) on
+    x = D ∪ G against x' = D ("remove"; "add" is the reverse, reflected): the count's law from
+    exact binomial coefficients in rationals, not from privamp's binomial pmf."""
+    q = Fraction(rate)
+    theta = 1 / Fraction(SIGMA)
+    mix = Counter()
+    for j in range(k + 1):
+        mix[min(j, hits) * theta] += math.comb(k, j) * q ** j * (1 - q) ** (k - j)
+    point = {Fraction(0): Fraction(1)}
+    if orientation == "remove":
+        return dict(mix), point
+    return point, {-a: w for a, w in mix.items()}
+
+
+@pytest.mark.parametrize(("k", "rate"), [(3, 0.3), (100, 0.5), (150, 0.01)], ids=repr)
+@pytest.mark.parametrize("orientation", ["remove", "add"])
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_poisson_pairs_are_the_clipped_count_query_output(k, rate, orientation, family):
+    """Under Poisson (add/remove) the pairs are the outputs of Δ·min(|S ∩ G|, J): to 1e-6
+    relative, lower values never above and upper values never below, including a clip with
+    heavy mass beyond it (K = 100, rate 0.5: P(hits ≥ 64) ≈ 3e-3)."""
+    mech = GaussianMechanism(SIGMA) if family == "gaussian" else LaplaceMechanism(SIGMA)
+    curves = realizable_group_curves(mech, Poisson(rate), None, k)
+    assert sorted(curves) == ["add", "remove"]  # t = 0 has no add/remove counterpart
+    curve = curves[orientation]
+    # no clip, a clip with heavy mass beyond it, a clip where the tail is below 1e-40
+    assert curve.hits == {3: 3, 100: REALIZED_MAX_HITS}.get(k, curve.hits)
+    assert k != 150 or 1 < curve.hits < REALIZED_MAX_HITS
+    px, pxp = _poisson_pair(k, rate, curve.hits, orientation)
+    for e in (-0.5, 0.0, 0.3, 1.0, 3.0):
+        exact = _mp_hockey(px, pxp, e, family)
+        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
+        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
+        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
+        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
+        if exact > 1e-250:
+            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+
+
+@pytest.mark.parametrize("mech", [GaussianMechanism(2.0), LaplaceMechanism(2.0)], ids=repr)
+def test_poisson_realizable_pairs_are_the_tight_removal_split(mech):
+    """Within the tight pairs' reach (K = 8) the composed realizable pairs give the tight
+    bracket itself (the pure-removal split is the worst one): the construction and the tight
+    pairs agree, 1000 steps, δ 1e-5."""
+    from privamp.pld.engine import PldEvent, pld_epsilon
+
+    tight = Accountant().add(mech, 1000, scheme=Poisson(0.01), group_size=8).epsilon(1e-5)
+    curves = realizable_group_curves(mech, Poisson(0.01), None, 8)
+    got = pld_epsilon([PldEvent(curves, 1000, "")], 1e-5).bracket
+    assert got.lower <= tight.upper and tight.lower <= got.upper
+    assert got.lower == pytest.approx(tight.lower, rel=1e-6)
+
+
+@pytest.mark.parametrize("mech", [GaussianMechanism(2.0), LaplaceMechanism(2.0)], ids=repr)
+def test_poisson_groups_beyond_the_tight_pairs_get_a_lower_end(mech):
+    """K = 65 (one past TIGHT_MAX_GROUP) takes the coupling bound, and now a lower end from the
+    realizable pairs, also for a ledger of two rates (one pair of datasets serves both); at
+    K = 64 the tight pairs keep their own lower end."""
+    from privamp.pld.group import TIGHT_MAX_GROUP
+
+    k = TIGHT_MAX_GROUP + 1
+    acc = Accountant().add(mech, 100, scheme=Poisson(0.01), group_size=k)
+    b = acc.epsilon(1e-5)
+    assert acc.group_bound == "coupling" and acc.lower_end_of == "mechanism"
+    assert acc.details["lower_from"] == "realizable pairs of datasets"
+    assert b.lower is not None and 0 < b.lower <= b.upper
+    two = (Accountant().add(mech, 50, scheme=Poisson(0.01), group_size=k)
+           .add(mech, 50, scheme=Poisson(0.02), group_size=k))
+    b2 = two.epsilon(1e-5)
+    assert b2.lower is not None and b.lower < b2.lower <= b2.upper
+    small = Accountant().add(mech, 10, scheme=Poisson(0.01), group_size=TIGHT_MAX_GROUP)
+    assert small.group_bound == "tight"
+    from privamp.accountant import _realized_group_events
+
+    assert _realized_group_events(small) is None
 
 
 def test_cli_reports_the_lower_end(capsys):

@@ -526,7 +526,8 @@ class Accountant:
             if not PAIR_RULES.find(ev.mechanism, ev.scheme, rel, ev.group_privacy).exact:
                 return "bound"
         if self.group_bound in ("post-hoc", "coupling"):
-            # groups under WOR/WR with realizable pairs: the bracket holds the true ε
+            # groups with realizable pairs (WOR/WR; Poisson beyond the tight pairs): the
+            # bracket holds the true ε
             return "mechanism" if _realized_group_events(self) is not None else "bound"
         return "mechanism"
 
@@ -1057,7 +1058,7 @@ class PldBackend(AccountingBackend):
 
         curves = acc.query_cache.pair_curves
         if lower_side and acc.group_size > 1:
-            # groups under WOR/WR: realizable pairs bound the true ε from below (or None)
+            # groups without tight pairs: realizable pairs bound the true ε from below (or None)
             return _realized_group_events(acc)
         out = []
         own_lower = False
@@ -1174,12 +1175,15 @@ class PldBackend(AccountingBackend):
 
 def _realized_group_events(acc: Accountant):
     """The PLD events of the realizable pairs of a ledger for groups of K > 1 records
-    (:func:`privamp.pld.group.realizable_group_curves`), or ``None`` unless every line has them:
+    (:func:`privamp.pld.group.realizable_group_curves`: WOR/WR under substitution, and Poisson
+    groups beyond the tight split pairs), or ``None`` unless every line has them:
     one pair of datasets must produce every line's outputs, so a ledger whose lines do not all
     have such pairs gets no lower end from them."""
     from .pld.engine import PldEvent
     from .pld.group import realizable_group_curves
 
+    if acc.group_bound == "tight":
+        return None  # the tight split pairs carry their own lower end, at least as large
     out = []
     for ev in acc.segments:
         curves = realizable_group_curves(ev.mechanism, ev.scheme, ev.relation, ev.group_size)

@@ -115,6 +115,16 @@ The Laplace mechanism (θ = Δ/b) takes the same construction with Lap(·, 1) co
 the noise differs, and the convex-order step holds for Laplace shifts too (D_α of Lap(r) against
 Lap(0) grows with r at every α).
 
+**Poisson groups beyond the tight pairs: the same lower end.** Groups of more than
+:data:`TIGHT_MAX_GROUP` records under Poisson (add/remove) take the coupling bound, which has no
+lower end. The "remove" split is realizable as well: x = D ∪ G and x' = D (G the group, D any
+records), the query f(S) = Δ·min(|S ∩ G|, J) (add/remove sensitivity Δ: one record moves the
+count by at most one), so M(x) = Σ_j w_j N(min(j, J)θ, 1) with w = Binomial(K, q) and
+M(x') = N(0, 1) — the clipped ``"remove"`` pair above with Poisson's hit law, and ``"add"`` its
+reverse (t = 0 has no counterpart under add/remove). The datasets are the same for every step
+(a ledger's lines may have different rates), so their composition bounds the group's ε from
+below. Up to the clip at J this is the tight pure-removal split itself.
+
 **Large groups.** The tight pairs cost K + 1 compositions of (K + 1)-component mixtures: they
 are used up to :data:`TIGHT_MAX_GROUP` records, and a larger group of the same combination takes
 the coupling bound (said in ``group_bound``, with :func:`tight_limit_note`'s reason). Under
@@ -807,16 +817,21 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
 
 def _realized_curve_class(source, scheme, relation):
     """The realizable pair class for this combination (the Gaussian's or the Laplace's), or
-    ``None``: WOR or WR under substitution, the mechanism's own relation substitution. Only a
-    mechanism: a profile given as such bounds some mechanism from above, and the sum query of
-    the construction need not be one it covers."""
+    ``None``: WOR or WR under substitution, or Poisson under add/remove, the mechanism's own
+    relation the same. Only a mechanism: a profile given as such bounds some mechanism from
+    above, and the query of the construction need not be one it covers."""
     from ..mechanisms.gaussian import GaussianMechanism
     from ..mechanisms.laplace import LaplaceMechanism
     from ..relations import NeighbouringRelation
-    from ..sampling.schemes import WithoutReplacement, WithReplacement
+    from ..sampling.schemes import Poisson, WithoutReplacement, WithReplacement
 
-    if not (isinstance(scheme, (WithoutReplacement, WithReplacement))
-            and relation is NeighbouringRelation.SUBSTITUTE
+    if isinstance(scheme, (WithoutReplacement, WithReplacement)):
+        scheme_relation = NeighbouringRelation.SUBSTITUTE
+    elif isinstance(scheme, Poisson):
+        scheme_relation = NeighbouringRelation.ADD_REMOVE
+    else:
+        return None
+    if not (relation is scheme_relation
             and getattr(source, "theta", 0.0) > 0
             and getattr(source, "relation", relation) is relation):
         return None
@@ -832,13 +847,17 @@ def _realized_curve_class(source, scheme, relation):
 def realizable_group_curves(source: Any, scheme: Any, relation: Any,
                             group_size: int) -> dict[str, PairCurve] | None:
     """Pairs whose composition bounds the privacy of a group of ``group_size`` records from
-    below: WOR or WR under substitution of the Gaussian mechanism (module doc, "A lower end
-    for WOR and WR groups"), or ``None`` for any other combination or when the hit count's law
+    below: WOR or WR under substitution, or Poisson under add/remove, of the Gaussian or the
+    Laplace mechanism (module doc, "A lower end for WOR and WR groups" and "Poisson groups
+    beyond the tight pairs"), or ``None`` for any other combination or when the hit count's law
     is not known in full (its :class:`~privamp.sampling.MultiplicityPmf` has a truncated tail).
 
     The orientations are ``"remove"`` (t = 1: Σ_j w_j N(jθ) against N(0)), ``"add"`` (its
-    reverse) and ``"mixed1"`` (t = 0: Σ_j w_j N(jθ/2) against Σ_j w_j N(−jθ/2)), each a pair of
-    datasets that stays the same for every step, so each is composed over the whole ledger.
+    reverse) and, under substitution, ``"mixed1"`` (t = 0: Σ_j w_j N(jθ/2) against
+    Σ_j w_j N(−jθ/2)), each a pair of datasets that stays the same for every step, so each is
+    composed over the whole ledger. Under Poisson these are valid for every K, but the tight
+    split pairs (K ≤ :data:`TIGHT_MAX_GROUP`) carry a lower end of their own, at least as
+    large; the accountant uses these beyond them.
 
     >>> from privamp import GaussianMechanism
     >>> from privamp.sampling import WOR
@@ -847,6 +866,8 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
     >>> sorted(curves), curves["remove"].hits
     (['add', 'mixed1', 'remove'], 3)
     """
+    from ..relations import NeighbouringRelation
+
     k = check_int("group_size", group_size, "[1, inf)")
     if scheme is None or k == 1:
         return None
@@ -872,10 +893,12 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
         # pairwise), not the running log-add-exp above (an ulp or two per term added)
         clipped[hits] = float(logsumexp_signed(lw[hits:])[0])
     theta = float(getattr(source, "theta_lower", source.theta))
-    half = theta / 2  # exact
-    return {"remove": curve(clipped, theta, 0.0, "remove"),
-            "add": curve(clipped, 0.0, theta, "add"),
-            "mixed1": curve(clipped, half, half, "mixed1")}
+    pairs = {"remove": curve(clipped, theta, 0.0, "remove"),
+             "add": curve(clipped, 0.0, theta, "add")}
+    if rel is NeighbouringRelation.SUBSTITUTE:
+        half = theta / 2  # exact
+        pairs["mixed1"] = curve(clipped, half, half, "mixed1")
+    return pairs
 
 
 def group_bound(source: Any, scheme: Any, relation: Any, group_privacy: Any = None,
