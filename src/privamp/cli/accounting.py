@@ -315,8 +315,8 @@ def _query(args: argparse.Namespace, answer: str, given: str, values: list[float
     if note:
         print(note)
     elif acc.details.get("lower_from") == "realizable pairs of datasets":
-        print("(the lower end is that of a pair of datasets and a sum query that this sampling "
-              "and mechanism allow: the group's exact value lies in the bracket)")
+        print("(the lower end is that of a pair of datasets and a query within the mechanism's "
+              "sensitivity: the group's exact value lies in the bracket)")
     elif acc.details.get("lower_from"):
         print("(the lower end is the best known lower bound on the mechanism's epsilon: no "
               "amplification upper bound is known for this sampler)")
