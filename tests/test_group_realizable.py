@@ -395,12 +395,47 @@ def test_a_lower_end_above_the_upper_end_is_refused(monkeypatch):
         acc.deltas([20.0, 25.0])
 
 
+def _frac(x) -> Fraction:
+    man, exp = mp.mpf(x).man_exp
+    return Fraction(man) * Fraction(2) ** exp
+
+
+@pytest.mark.parametrize("orientation", ["remove", "add", "mixed1"])
+def test_wr_with_a_truncated_hit_law_gets_realizable_pairs(orientation):
+    """WR with more than 20,000 draws keeps its hit law to a truncated support (review 36,
+    finding 3, left then): the pairs now move the missing mass (≤ 1e-300) to the heaviest count.
+    WR(100000, 30000), K = 2: each curve against the clipped Binomial(30000, 2e-5) outputs
+    computed at 40 digits by mpmath (not privamp's pmf), and the ledger's bracket has a
+    realizable lower end."""
+    scheme = WR(100_000, 30_000)
+    assert scheme.group_multiplicity(2).log_tail > -math.inf  # the truncated case
+    curve = realizable_group_curves(_mech(), scheme, None, 2)[orientation]
+    mp.mp.dps = 40
+    p = mp.mpf(2) / 100_000
+    w = [mp.binomial(30_000, j) * p ** j * (1 - p) ** (30_000 - j) for j in range(curve.hits)]
+    w.append(1 - mp.fsum(w))  # P(hits ≥ J), lumped at J
+    t = _T_OF[orientation]
+    theta = 1 / Fraction(SIGMA)
+    px, pxp = Counter(), Counter()
+    for j, wj in enumerate(w):
+        px[j * (1 + t) * theta / 2] += _frac(wj)
+        pxp[-j * (1 - t) * theta / 2] += _frac(wj)
+    for e in (-0.5, 0.0, 0.3, 1.0, 3.0):
+        exact = _mp_hockey(px, pxp, e)
+        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
+        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
+        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
+        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
+        if exact > 1e-250:
+            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+    acc = Accountant("pld").add(_mech(), 3, scheme=scheme, group_size=2)
+    b = acc.epsilon(1e-5)
+    assert b.lower is not None and 0 < b.lower <= b.upper
+    assert acc.lower_end_of == "mechanism"
+
+
 def test_what_gets_no_realizable_lower_end():
-    """WR with more than 20,000 draws (its hit law is truncated) and a mechanism given as a
-    profile keep the upper end only, and say so."""
-    big = Accountant("pld").add(_mech(), 3, scheme=WR(100_000, 30_000), group_size=2)
-    assert realizable_group_curves(_mech(), WR(100_000, 30_000), None, 2) is None
-    assert big.epsilon(1e-5).lower is None and big.lower_end_of == "bound"
+    """A mechanism given as a profile keeps the upper end only, and says so."""
     prof = _mech().profile()
     assert realizable_group_curves(prof, WOR(100, 50), None, 2) is None
     acc = Accountant("pld").add(prof, 3, scheme=WOR(100, 50), group_size=2)

@@ -103,8 +103,10 @@ summed by :func:`~privamp._numerics.logsumexp_signed`, within its ``lse_error``,
 the 1e-12 relative allowance of the mixtures' tails), J the first count
 whose tail is below 1e-40, at most :data:`REALIZED_MAX_HITS`. (b) Each mean jθ is rounded
 down: in the collinear arrangement a smaller shift of any component only lowers every D_α
-(step (ii) of the proof above). The hit law must be known in full (no truncated tail): WR
-with m + 1 above the exact-support limit (20,000 draws) gets no lower end. The mechanism must
+(step (ii) of the proof above). (c) A hit law kept to a truncated support (WR with m + 1
+above the exact-support limit, 20,000 draws; its missing mass is below 1e-300 and lies beyond
+the support) has that mass moved to its heaviest count, below J: a smaller shift again. The
+mechanism must
 be given as a mechanism (a profile bounds an unknown mechanism from above only).
 Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(1000, 100),
 K = 2, 10 steps: [1.90, 4.41] — the true ε of the group lies in between, and the coupling
@@ -849,8 +851,9 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
     """Pairs whose composition bounds the privacy of a group of ``group_size`` records from
     below: WOR or WR under substitution, or Poisson under add/remove, of the Gaussian or the
     Laplace mechanism (module doc, "A lower end for WOR and WR groups" and "Poisson groups
-    beyond the tight pairs"), or ``None`` for any other combination or when the hit count's law
-    is not known in full (its :class:`~privamp.sampling.MultiplicityPmf` has a truncated tail).
+    beyond the tight pairs"), or ``None`` for any other combination. A hit law kept to a
+    truncated support (WR with more than 20,000 draws) has its missing mass moved down to its
+    heaviest count, which only lowers the pair.
 
     The orientations are ``"remove"`` (t = 1: Σ_j w_j N(jθ) against N(0)), ``"add"`` (its
     reverse) and, under substitution, ``"mixed1"`` (t = 0: Σ_j w_j N(jθ/2) against
@@ -876,9 +879,21 @@ def realizable_group_curves(source: Any, scheme: Any, relation: Any,
     if curve is None:
         return None
     law = scheme.group_multiplicity(k, rel)
-    if law is None or law.log_tail > -math.inf:
+    if law is None:
         return None
     lw = np.asarray(law.log_pmf, dtype=float)
+    if law.log_tail > -math.inf:
+        # a law kept to a truncated support (WR with more than EXACT_SUPPORT draws): its
+        # missing mass, at most e^{log_tail} (a Chernoff bound, ≤ 1e-300), is beyond the support
+        # and so at or above any clip J chosen below; it is moved to the heaviest count (below
+        # J, or at or above it and then lumped into J with it, where the clipped law has it
+        # anyway). A smaller shift of that mass only lowers every D_α (the convex-order step
+        # above), so the pair stays below the realized one; the bound's own excess over the
+        # true missing mass is at most 1e-300 on a weight of at least 1/(support size) —
+        # inside the mixtures' 1e-12 relative allowance.
+        top = int(np.argmax(lw))
+        lw = lw.copy()
+        lw[top] = float(np.logaddexp(lw[top], law.log_tail))
     # the count clipped at J: the smallest J whose tail P(hits ≥ J) is below
     # _REALIZED_TAIL, at most REALIZED_MAX_HITS (any J is realizable; a larger J is tighter;
     # this running sum only chooses J)
