@@ -91,6 +91,19 @@ def test_epochs_within_a_plan_reuse_the_steps():
     assert cache2.stats["step"]["misses"] > misses
 
 
+def test_planned_spacings_ignore_last_bit_noise():
+    """The planned spacings are rounded down to 6 significant bits: spacings an ulp apart (the
+    scaled moments of neighbouring counts) land on the same grid, never a coarser one."""
+    from privamp.pld.engine import _floor_bits
+
+    for h in (1.2066733275950459e-4, 4.8828125e-4, 0.3, 1e-7):
+        got = _floor_bits(h)
+        assert got <= h and got >= h * (1 - 2.0**-5)
+        assert _floor_bits(math.nextafter(h, 0)) == got or got == h
+        assert _floor_bits(math.nextafter(h, 1)) == got
+    assert _floor_bits(4.8828125e-4) == 4.8828125e-4  # a power of 2 stays
+
+
 def test_plan_doubles_until_it_covers_the_ledger():
     assert _plan(1, 1) == 1
     assert _plan(4, 12) == 16
