@@ -264,7 +264,10 @@ def _discounted_suffix(v: np.ndarray, h: float) -> np.ndarray:
         k = np.arange(end - start)
         w = np.exp(-k * h)
         part = np.cumsum((v[start:end] * w)[::-1])[::-1] / w
-        out[start:end] = part + carry * np.exp(-(end - start - k) * h)
+        if carry == 0.0:  # the last block (or nothing above it): nothing to carry
+            out[start:end] = part
+        else:
+            out[start:end] = part + carry * np.exp(-(end - start - k) * h)
         carry = out[start]
     return out
 
@@ -331,7 +334,7 @@ class ComposedPLD:
             with np.errstate(under="ignore"):
                 f = np.exp(self.log_scale - self.tilt * l_pos)
         else:
-            f = np.ones(l_pos.size)
+            f = None  # f ≡ 1
 
         def suffix(v):
             return np.append(np.cumsum(v[::-1])[::-1], 0.0)
@@ -339,7 +342,7 @@ class ComposedPLD:
         def discounted(v):
             return np.append(_discounted_suffix(v, self.h), 0.0)
 
-        pf = p * f
+        pf = p * f if f is not None else p
         cut = l_pos[0] if (self.tilt > 0 and start > 0 and l_pos.size) else -np.inf
         if self.tilt > 0:
             f_sum, g_disc = suffix(f), discounted(f)
@@ -347,10 +350,11 @@ class ComposedPLD:
             count = np.arange(l_pos.size, -1, -1, dtype=float)
             f_sum = count
             g_disc = -np.expm1(-count * self.h) / -math.expm1(-self.h)
-        pa = np.abs(pf)
-        cache = (l_pos, suffix(pf), discounted(pf), suffix(pa) if self.kind == "lower" else None,
-                 discounted(pa) if self.kind == "lower" else None, f_sum, g_disc,
-                 float(f[0]) if f.size else 0.0, cut)
+        pa = np.abs(pf) if self.kind == "lower" else None  # the upper masses are ≥ 0
+        cache = (l_pos, suffix(pf), discounted(pf), suffix(pa) if pa is not None else None,
+                 discounted(pa) if pa is not None else None, f_sum, g_disc,
+                 (float(f[0]) if f.size else 0.0) if f is not None else
+                 (1.0 if l_pos.size else 0.0), cut)
         self._cache = cache
         return cache
 
