@@ -670,7 +670,7 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
     if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
         # too close to call: screen every orientation first, refine the worst
         for name in order:
-            coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l), "upper",
+            coarse = compose_set(sets[name], ranges_by_set[name], 8 * h_u, "upper",
                                  tilts[name])
             screened[name] = coarse.epsilon(delta)
             sizes[f"upper/{name}/screen"] = coarse.fft_size
@@ -685,7 +685,7 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
         if name in screened:
             screen = screened[name]
         else:
-            coarse = compose_set(sets[name], ranges_by_set[name], min(8 * h_u, h_l), "upper",
+            coarse = compose_set(sets[name], ranges_by_set[name], 8 * h_u, "upper",
                                  tilts[name])
             screen = coarse.epsilon(delta)
             sizes[f"upper/{name}/screen"] = coarse.fft_size
