@@ -101,6 +101,20 @@ def _mp_hockey(p: dict, q: dict, eps: float, family: str = "gaussian") -> mp.mpf
     return g((a + b) / 2)
 
 
+def _assert_brackets_the_outputs(curve, px: dict, pxp: dict, eps, family: str = "gaussian"):
+    """The curve's lower values never above the 40-digit hockey stick of the output laws and
+    within 1e-6 of it; its upper values never below it."""
+    for e in eps:
+        exact = _mp_hockey(px, pxp, e, family)
+        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
+        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
+        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
+        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
+        if exact > 1e-250:
+            # (the lower value loses a few digits where P(T > t) and αQ(T > t) nearly cancel)
+            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+
+
 CASES = [(WOR(6, 3), 2), (WOR(5, 5), 2), (WOR(7, 1), 3), (WOR(4, 2), 4),
          (WR(4, 3), 2), (WR(3, 2), 3), (WR(5, 1), 2)]
 
@@ -116,15 +130,8 @@ def test_the_pairs_are_the_sum_query_output(scheme, k, orientation, family):
     mech = _mech() if family == "gaussian" else LaplaceMechanism(SIGMA, relation="substitute")
     curve = realizable_group_curves(mech, scheme, None, k)[orientation]
     px, pxp = _enumerated_pair(scheme, k, _T_OF[orientation])
-    for e in (-1.0, -0.2, 0.0, 0.1, 0.5, 1.0, 2.0, 4.0):
-        exact = _mp_hockey(px, pxp, e, family)
-        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
-        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
-        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
-        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
-        if exact > 1e-250:
-            # (the lower value loses a few digits where P(T > t) and αQ(T > t) nearly cancel)
-            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+    _assert_brackets_the_outputs(curve, px, pxp, (-1.0, -0.2, 0.0, 0.1, 0.5, 1.0, 2.0, 4.0),
+                                 family)
 
 
 def test_neither_realizable_pair_dominates_the_other():
@@ -274,14 +281,7 @@ def test_poisson_pairs_are_the_clipped_count_query_output(k, rate, orientation, 
     assert curve.hits == {3: 3, 100: REALIZED_MAX_HITS}.get(k, curve.hits)
     assert k != 150 or 1 < curve.hits < REALIZED_MAX_HITS
     px, pxp = _poisson_pair(k, rate, curve.hits, orientation)
-    for e in (-0.5, 0.0, 0.3, 1.0, 3.0):
-        exact = _mp_hockey(px, pxp, e, family)
-        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
-        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
-        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
-        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
-        if exact > 1e-250:
-            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+    _assert_brackets_the_outputs(curve, px, pxp, (-0.5, 0.0, 0.3, 1.0, 3.0), family)
 
 
 @pytest.mark.parametrize("mech", [GaussianMechanism(2.0), LaplaceMechanism(2.0)], ids=repr)
@@ -420,14 +420,7 @@ def test_wr_with_a_truncated_hit_law_gets_realizable_pairs(orientation):
     for j, wj in enumerate(w):
         px[j * (1 + t) * theta / 2] += _frac(wj)
         pxp[-j * (1 - t) * theta / 2] += _frac(wj)
-    for e in (-0.5, 0.0, 0.3, 1.0, 3.0):
-        exact = _mp_hockey(px, pxp, e)
-        low = float(np.exp(curve.log_lower(np.array([e]))[0]))
-        up = float(np.exp(curve.log_upper(np.array([e]))[0]))
-        assert low <= float(exact) * (1 + 1e-12) + 1e-300, (e, low, exact)
-        assert up >= float(exact) * (1 - 1e-12), (e, up, exact)
-        if exact > 1e-250:
-            assert low >= float(exact) * (1 - 1e-6), (e, low, exact)
+    _assert_brackets_the_outputs(curve, px, pxp, (-0.5, 0.0, 0.3, 1.0, 3.0))
     acc = Accountant("pld").add(_mech(), 3, scheme=scheme, group_size=2)
     b = acc.epsilon(1e-5)
     assert b.lower is not None and 0 < b.lower <= b.upper
