@@ -649,8 +649,8 @@ class _RealizedPair:
 
 
 class RealizedGroupCurve(_RealizedPair, GaussianMixtureCurve):
-    """One realizable pair of a group of K records under WOR or WR (substitution) of the
-    Gaussian mechanism: the curve of
+    """One realizable pair of a group of K records under WOR or WR (substitution), or Poisson
+    (add/remove), of the Gaussian mechanism: the curve of
 
         P = Σ_j w_j N(j·s_P, 1)   against   Q = Σ_j w_j N(−j·s_Q, 1)
 

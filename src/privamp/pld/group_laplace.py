@@ -501,8 +501,8 @@ class GroupLaplaceCurve(_SplitCurve, LaplaceMixtureCurve):
 
 
 class RealizedLaplaceGroupCurve(_RealizedPair, LaplaceMixtureCurve):
-    """One realizable pair of a group of K records under WOR or WR (substitution) of the
-    Laplace mechanism (θ = Δ/b): the curve of
+    """One realizable pair of a group of K records under WOR or WR (substitution), or Poisson
+    (add/remove), of the Laplace mechanism (θ = Δ/b): the curve of
 
         P = Σ_j w_j Lap(j·s_P, 1)   against   Q = Σ_j w_j Lap(−j·s_Q, 1)
 
