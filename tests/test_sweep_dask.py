@@ -52,7 +52,9 @@ def cluster():
     from dask.distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=40) as c:
+                      dashboard_address=None, silence_logs=40,
+                      scheduler_kwargs={"dashboard": False,
+                                        "dashboard_address": "127.0.0.1:0"}) as c:
         yield c
 
 
@@ -235,3 +237,26 @@ def test_cli_local_cluster_csv_refuses_another_grid_and_plots(tmp_path, capsys):
     status, _, err = run_cli(["plot", "sweep", str(out), "--x", "step", "--y", "epsilon",
                               "--out", str(png)], capsys)
     assert status == 2 and "no column 'step'" in err
+
+
+@pytest.mark.slow
+def test_a_busy_dask_port_leaves_the_answer_without_warnings(tmp_path, capsys):
+    """Dask's default HTTP port taken (another cluster on the machine, as under a parallel
+    test run): the local cluster picks a free port and the JSON answer carries no warning."""
+    grid = tmp_path / "grid.toml"
+    grid.write_text('mechanism = "gaussian"\nsigma = 1.0\nsampling = "poisson"\nrate = 0.01\n'
+                    'steps = 10\ndelta = 1e-5\naccountant = "rdp"\n')
+    busy = socket.socket()
+    try:
+        try:
+            busy.bind(("127.0.0.1", 8787))
+            busy.listen()
+        except OSError:
+            pass  # already taken by someone else: the case this test is about
+        status, text, err = run_cli(["sweep", str(grid), "--out", str(tmp_path / "s.parquet"),
+                                     "--workers", "1", "--json"], capsys)
+    finally:
+        busy.close()
+    assert status == 0, err
+    summary = json.loads(text)
+    assert "warnings" not in summary and summary["computed"] == 1

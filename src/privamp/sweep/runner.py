@@ -30,6 +30,7 @@ import os
 import shutil
 import socket
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -170,10 +171,20 @@ def _connect(scheduler: str | None, workers: int | None, timeout: float):
 
     if scheduler is None:
         n = workers or os.cpu_count() or 1
+        # No dashboard, and the scheduler's HTTP server (health and metrics routes, which
+        # Dask starts even without one) on a free loopback port: on its default port 8787 a
+        # second cluster on the machine meant a "port already in use" warning in the answer.
+        # Dask's note that its scratch folder was slow to create is about the machine's load,
+        # not about the sweep, and is not passed on either.
         try:
-            cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                   host="127.0.0.1", dashboard_address=None,
-                                   silence_logs=logging.ERROR)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=UserWarning,
+                                        message="Creating scratch directories is taking")
+                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None,
+                                       scheduler_kwargs={"dashboard": False,
+                                                         "dashboard_address": "127.0.0.1:0"},
+                                       silence_logs=logging.ERROR)
         except (OSError, RuntimeError, TimeoutError) as exc:
             raise ClusterError(f"could not start a local Dask cluster of {n} workers: "
                                f"{exc}") from None
