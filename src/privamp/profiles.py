@@ -111,6 +111,19 @@ def log_delta_rows(profiles, eps: np.ndarray, lower: bool = False) -> np.ndarray
     return out if len(distinct) == len(profiles) else out[rows]
 
 
+def log_q_tail_rows(profiles, eps: np.ndarray, lower: bool = False) -> np.ndarray | None:
+    """``[p._log_q_tail(eps, lower) for p in profiles]`` as a 2-D array, or ``None`` when a
+    profile's class has no closed form of its own (a subclass that changes ``_log_delta``
+    must not inherit its parent's slope)."""
+    out = np.empty((len(profiles), np.size(eps)))
+    for i, prof in enumerate(profiles):
+        row = prof._log_q_tail(eps, lower) if "_log_q_tail" in vars(type(prof)) else None
+        if row is None:
+            return None
+        out[i] = row
+    return out
+
+
 class PrivacyProfile(abc.ABC):
     """A privacy profile ε ↦ δ(ε) with respect to a neighbouring relation.
 
@@ -182,6 +195,19 @@ class PrivacyProfile(abc.ABC):
         for i, prof in enumerate(profiles):
             out[i] = prof._log_delta_lower(eps) if lower else prof._log_delta(eps)
         return out
+
+    def _log_q_tail(self, eps: np.ndarray, lower: bool) -> np.ndarray | None:
+        """Bounds on ``log(−dδ/dα)`` at α = e^ε, for a 1-D array of ε > 0 (``inf`` allowed):
+        an upper bound, or a lower one with ``lower``; ``None`` when the profile has none.
+
+        For a profile that is the hockey-stick divergence of a pair (P, Q), ``−dδ/dα`` is
+        ``Q(L > ε)``, the Q-tail of the privacy loss, and it is the slope of the dominating
+        curve (:meth:`privamp.pld.curves.PairCurve.slope_bounds`): a closed form there saves
+        the secants' two evaluations of the profile per point. It must bound the slope of the
+        function the profile represents (the lower values' function), not of its upper
+        values: where a parameter is known only within bounds (a rounded θ), both bounds hold
+        over the whole range. Only a class's own method counts (:func:`log_q_tail_rows`)."""
+        return None
 
     def _mgf_tail(self, s: float, start: float) -> float | None:
         """An upper bound on ``∫_start^∞ e^{sε} δ(ε) dε``, or ``None`` if the profile cannot

@@ -45,7 +45,7 @@ from .._numerics import (
 from .._validation import check_enum, check_int, check_real_array
 from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..mechanisms.base import Mechanism
-from ..profiles import GroupPrivacy, PrivacyProfile, log_delta_rows
+from ..profiles import GroupPrivacy, PrivacyProfile, log_delta_rows, log_q_tail_rows
 from ..relations import NeighbouringRelation
 from ..sampling.multiplicity import EXACT_SUPPORT, binomial_log_tail_bound
 from ..sampling.schemes import Poisson, SamplingScheme
@@ -148,9 +148,10 @@ class AmplifiedProfile(PrivacyProfile):
             left[i] = np.logaddexp(left[i + 1], log_w[i])
         return log_w, groups, left
 
-    def _log_sum(self, eps: np.ndarray, lower: bool = False) -> np.ndarray:
+    def _log_sum(self, eps: np.ndarray, lower: bool = False, rows=log_delta_rows) -> np.ndarray:
         """log Σ_k w_k δ_k(ε) + tail, for base ε values (1-D array); with ``lower``, a lower
-        bound on log Σ_k w_k δ_k(ε).
+        bound on log Σ_k w_k δ_k(ε). ``rows``: the per-group values (``log_q_tail_rows``: the
+        same sum of the groups' Q-tails, each also at most 1, for :meth:`_log_q_tail`).
 
         Terms are added in decreasing weight; a point stops as soon as the weight still to come
         is below 1e-12 (lower side: 1e-17) of its sum so far. The upper side adds that weight in
@@ -181,7 +182,7 @@ class AmplifiedProfile(PrivacyProfile):
             # arrays, few points many terms per call (the per-call overhead dominates there)
             block = min(2 * block, max(1, -(-_BLOCK_VALUES // active.size)))
             stop = min(len(groups), t + block)
-            values = log_delta_rows(groups[t:stop], eps[active], lower)
+            values = rows(groups[t:stop], eps[active], lower)
             cols = None  # columns of ``values`` still running (None: all)
             for j in range(stop - t):
                 idx = active if cols is None else active[cols]
@@ -218,6 +219,36 @@ class AmplifiedProfile(PrivacyProfile):
         # map rounded up give an ε at least as large, where every δ_k is at most as large
         eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta_lower, up=True))
         return self._log_sum(eps, lower=True)
+
+    @functools.cached_property
+    def _q_tail_known(self) -> bool:
+        """Whether every group profile has a closed-form Q-tail (probed once)."""
+        return bool(self._groups) and log_q_tail_rows(self._groups, np.ones(1)) is not None
+
+    def _log_q_tail(self, eps_prime, lower):
+        """Bounds on log(−dδ'/dα') (:meth:`PrivacyProfile._log_q_tail`). With α = e^ε =
+        1 + (α' − 1)/η, δ'(α') = Σ_k w_k δ_k(α), so −dδ'/dα' = (1/η) Σ_k w_k Q_k(L_k > ε): the
+        multiplicity sum of the groups' Q-tails, each within [0, 1] as δ_k is (the weight left
+        after the terms summed, and the tail, count in full on the upper side and not on the
+        lower). The exact η lies in [eta_lower, eta] and Q_k falls as ε grows: the upper bound
+        takes ε from ``eta`` (rounded down) and divides by ``eta_lower``, the lower bound ε from
+        ``eta_lower`` (rounded up) and divides by ``eta``. ``None`` when a group has no closed
+        form (:func:`~privamp.profiles.log_q_tail_rows`)."""
+        if not self._q_tail_known:
+            return None
+        eps_prime = np.asarray(eps_prime, dtype=float)
+        if lower:
+            if not self.eta > 0.0:
+                return np.full(eps_prime.shape, -np.inf)
+            eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta_lower, up=True))
+            total = self._log_sum(eps, lower=True, rows=log_q_tail_rows)
+            with np.errstate(invalid="ignore"):
+                return np.minimum(round_down_log(total - math.log(self.eta), ulps=8), 0.0)
+        if not self.eta_lower > 0.0:
+            return np.zeros(eps_prime.shape)  # the slope is only known to be in [−1, 0]
+        eps = np.atleast_1d(deamplify_eps(eps_prime, self.eta))
+        total = self._log_sum(eps, rows=log_q_tail_rows)
+        return np.minimum(round_up_log(total - math.log(self.eta_lower), ulps=8), 0.0)
 
     def _mgf_tail(self, s, start):
         """``∫_T^∞ e^{sε'} δ'(ε') dε' ≤ Σ_k w_k ∫_{ε(T)}^∞ e^{sε} δ_k(ε) dε``: with

@@ -347,6 +347,40 @@ class GaussianProfile(PrivacyProfile):
     def _log_delta_lower(self, eps):
         return gaussian_log_delta_lower(self.theta_lower, eps)
 
+    def _log_q_tail(self, eps, lower):
+        """Bounds on log Φ(−θ/2 − ε/θ): the α-derivative of Theorem 4's δ is −Φ(−θ/2 − ε/θ)
+        (the φ terms cancel: φ(θ/2 − ε/θ) = e^ε φ(θ/2 + ε/θ)), the Q-tail of the privacy loss.
+
+        The exact θ lies in [theta_lower, theta]. s(θ) = θ/2 + ε/θ is smallest at θ = √(2ε)
+        (where it is √(2ε)) and largest at an end: the upper bound takes the smallest s over the
+        range, the lower bound the largest. Errors as in :func:`gaussian_log_delta_bounds`: s
+        within 2.5 ulp·s, log Φ within ``_SAFE`` (1 + |·|), and an argument error moves log Φ(−s)
+        by at most (s + 2) times itself (Birnbaum's bound on the Mills ratio).
+        """
+        eps = np.asarray(eps, dtype=float)
+        th_lo, th_hi = self.theta_lower, self.theta
+        if th_hi == 0.0:
+            return np.full(eps.shape, -np.inf)  # δ ≡ 0
+        if th_hi < _MIN_NORMAL:
+            return None
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            s_hi = th_hi / 2 + eps / th_hi
+            s_lo = th_lo / 2 + eps / th_lo if th_lo >= _MIN_NORMAL else np.full(eps.shape, np.inf)
+            if lower:
+                s = np.maximum(s_lo, s_hi)
+            else:
+                s = np.minimum(s_lo, s_hi)
+                root = np.sqrt(2.0 * eps)
+                s = np.where((th_lo <= root) & (root <= th_hi), np.minimum(s, root), s)
+            value = _special.log_ndtr(-s)
+            err = _SAFE * (1.0 + np.abs(value)) + (s + 2.0) * (2.5 * ULP * s)
+            out = value - err if lower else value + err
+        finite = np.isfinite(s) & np.isfinite(out)
+        if lower:
+            return np.where(finite, np.minimum(out, 0.0), -np.inf)
+        # s = ∞ (ε = ∞): Q = 0 exactly; a non-finite bound otherwise is the trivial 0
+        return np.where(finite, np.minimum(out, 0.0), np.where(np.isinf(s), -np.inf, 0.0))
+
     @classmethod
     def _log_delta_rows(cls, profiles, eps, lower=False):
         # one call of the elementwise bounds over the (θ, ε) grid: each element is computed as

@@ -278,6 +278,32 @@ class ProfileCurve(PairCurve):
     def log_lower(self, eps):
         return self._curve(eps, lower=True)
 
+    def slope_bounds(self, eps, tau, log_lower=None):
+        """At ε > 0, f is the profile itself: its closed-form Q-tail
+        (:meth:`~privamp.profiles.PrivacyProfile._log_q_tail`, the Gaussian and its
+        subsampled sums) brackets the slope −Q(L > ε) directly, the values exponentiated with
+        2-ulp margins; elsewhere, and for profiles without one, the secants of the default."""
+        eps = np.asarray(eps, dtype=float)
+        pos = np.flatnonzero(eps > 0)
+        q_lo = q_hi = None
+        if pos.size:
+            q_hi = self.profile._log_q_tail(eps[pos], False)
+            if q_hi is not None:
+                q_lo = self.profile._log_q_tail(eps[pos], True)
+        if q_lo is None:
+            return super().slope_bounds(eps, tau, log_lower)
+        s_lo = np.empty(eps.shape)
+        s_hi = np.empty(eps.shape)
+        with np.errstate(under="ignore"):
+            s_lo[pos] = -np.minimum(np.exp(q_hi) * (1 + 2 * ULP), 1.0)
+            s_hi[pos] = -np.clip(np.exp(q_lo) * (1 - 2 * ULP), 0.0, 1.0)
+        rest = np.flatnonzero(eps <= 0)
+        if rest.size:
+            t = tau[rest] if np.ndim(tau) else tau
+            ll = None if log_lower is None else np.asarray(log_lower)[rest]
+            s_lo[rest], s_hi[rest] = super().slope_bounds(eps[rest], t, ll)
+        return s_lo, s_hi
+
     def log_excess(self, eps):
         if eps.size == 0:
             return np.empty(0)
