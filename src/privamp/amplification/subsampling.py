@@ -405,6 +405,20 @@ class PoissonSubstitutionProfile(PrivacyProfile):
 
             self._table = ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
 
+    @functools.cached_property
+    def _shifts_up(self) -> np.ndarray:
+        """ε_k − ε for the terms k < n in the window, raised by a bound on its rounding error
+        (the lower values': a larger shift only lowers δ(ε_k)); ``_shifts`` is the same,
+        lowered."""
+        n, g = self.scheme.n, self.scheme.rate
+        k_in = self._k[self._k < n]
+        if not k_in.size:
+            return np.empty(0)
+        lg, l1g = math.log(g), math.log1p(-g)
+        # log(γ/(1 − γ)) + log((n − k)/k) (n − k exact)
+        lr = np.log((n - k_in) / k_in)
+        return lg - l1g + lr + 4 * ULP * (abs(lg) + abs(l1g) + np.abs(lr))
+
     def _log_inner_sum(self, eps):
         """Upper values of ``log(Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n + omitted mass)`` at base ε."""
         out = np.full(eps.shape, -np.inf)
@@ -485,23 +499,26 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         with np.errstate(divide="ignore", invalid="ignore"):
             log_1mb = log1mexp(log_beta_hi)  # log(1 − β) at the largest β: a lower value
         first = log_g + log_beta_lo + self.base._log_delta_lower(eps_hi)
-        l1g = math.log1p(-g)
-        terms = []
-        for ki, lgt in zip(self._k, self._log_gt, strict=True):
-            if ki < n:
-                # log(γ/(1 − γ)) + log((n − k)/k) (n − k exact), raised by its rounding error
-                lr = math.log((n - ki) / ki)
-                shift = log_g - l1g + lr
-                shift += 4 * ULP * (abs(log_g) + abs(l1g) + abs(lr))
+        inner = self._k < n
+        shifts = self._shifts_up
+        inner_sum = np.empty(eps_prime.shape)
+        # every term of every point in one call of the extended profile (elementwise, so the
+        # values of separate calls), in chunks of points so that (terms × points) stays below
+        # 2^22 floats
+        step = max(1, (1 << 22) // max(1, self._k.size))
+        for c0 in range(0, eps_prime.size, step):
+            e = eps_hi[c0:c0 + step]
+            terms = np.empty((self._k.size, e.size))
+            if shifts.size:
                 with np.errstate(invalid="ignore"):
-                    e_k = eps_hi + shift
-                    e_k = np.where(np.isfinite(e_k), e_k + ULP * (np.abs(eps_hi) + abs(shift)),
-                                   e_k)
-                terms.append(lgt + self.base._log_delta_extended(e_k, lower=True))
-            else:
-                terms.append(np.full(eps_prime.shape, lgt))  # γ̃_n · 1
-        inner_sum, _ = logsumexp_signed(np.vstack(terms), axis=0)
-        inner_sum = inner_sum - lse_error(len(terms), inner_sum)  # its own rounding, downward
+                    e_k = e[None, :] + shifts[:, None]
+                    e_k = np.where(np.isfinite(e_k),
+                                   e_k + ULP * (np.abs(e)[None, :] + np.abs(shifts)[:, None]), e_k)
+                terms[inner] = self._log_gt[inner][:, None] + self.base._log_delta_extended(
+                    e_k.reshape(-1), lower=True).reshape(e_k.shape)
+            terms[~inner] = self._log_gt[~inner][:, None]  # γ̃_n · 1
+            lse, _ = logsumexp_signed(terms, axis=0)
+            inner_sum[c0:c0 + step] = lse - lse_error(terms.shape[0], lse)  # downward
         second = log_g + log_1mb + inner_sum
         with np.errstate(invalid="ignore"):
             total = np.logaddexp(first, np.where(np.isneginf(log_1mb), -np.inf, second))
