@@ -365,7 +365,11 @@ class ComposedPLD:
         # relative rounding of the masses: 2u per step, and 4u more per step with a tilt
         mass_factor = (1 + (6 if self.tilt > 0 else 2) * ULP) ** self.steps
         n_sum = l_pos.size
-        l_j = np.append(l_pos, np.inf)[j]
+        # l_{j}, +∞ past the end (indexing, not a copy of l_pos with ∞ appended: this runs once
+        # per scanned point set, on grids of millions of points)
+        j = np.asarray(j)
+        l_j = (l_pos[np.minimum(j, n_sum - 1)] if n_sum else np.zeros(j.shape))
+        l_j = np.where(j < n_sum, l_j, np.inf)
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             w = np.where(np.isfinite(l_j), np.exp(np.minimum(eps - l_j, 0.0)), 0.0)
             body = a_sum[j] - w * c_sum[j]
