@@ -33,6 +33,7 @@ from privamp._numerics import (
     next_up,
     round_down_log,
     round_up_log,
+    section_threshold,
 )
 
 mp = mpmath.mp
@@ -833,6 +834,56 @@ def test_bisect_threshold_non_interval_example():
     x = bisect_threshold(feasible, 0.0, 4.0)
     assert feasible(np.array([x]), None)[0]
     assert x == pytest.approx(1.0, rel=1e-14) or x == pytest.approx(3.0, rel=1e-14)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(1e-6, 1e6), st.floats(1e-12, 1e-3), st.integers(2, 64))
+def test_section_threshold_agrees_with_the_bisection(threshold, rtol, points):
+    """A step threshold: the answer is feasible and within rtol of it, like the bisection's,
+    with about log_points instead of log_2 rounds."""
+    calls = []
+
+    def feasible(x):
+        calls.append(np.size(x))
+        return np.asarray(x) >= threshold
+
+    x = section_threshold(feasible, 0.0, 2 * threshold, rtol=rtol, points=points)
+    assert x >= threshold and x - threshold <= rtol * x + 1e-300
+    y = float(bisect_threshold(lambda v, idx: v >= threshold, 0.0, 2 * threshold, rtol=rtol))
+    assert abs(x - y) <= 2 * rtol * y
+    assert len(calls) <= math.ceil(math.log(2 / rtol) / math.log(points)) + 2
+    assert max(calls) <= points - 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0.01, 99.99), min_size=1, max_size=8, unique=True),
+    st.floats(1e-12, 1e-3),
+)
+def test_section_threshold_non_interval_region_returns_feasible_point(breaks, rtol):
+    """Feasible set a union of intervals: the answer is feasible and within tolerance of a
+    boundary (the invariant feasible(hi) of the bisection)."""
+    b = np.sort(np.array(breaks))
+
+    def feasible(x):
+        return np.searchsorted(b, x, side="right") % 2 == 1
+
+    hi = 100.0 if len(b) % 2 == 1 else b[-2]
+    x = section_threshold(feasible, 0.0, hi, rtol=rtol)
+    assert feasible(np.array([x]))[0] and 0.0 < x <= hi
+    assert np.min(np.abs(b - x)) <= rtol * x + 1e-12
+
+
+def test_section_threshold_degenerate_brackets():
+    """lo == hi and a bracket a few floats wide return hi; nothing feasible inside keeps hi."""
+    never = lambda x: np.zeros(np.shape(x), dtype=bool)  # noqa: E731
+    assert section_threshold(never, 1.0, 1.0) == 1.0
+    hi = 1.0 + 4 * ULP
+    assert section_threshold(never, 1.0, hi, rtol=0.0) == hi
+    assert section_threshold(never, 0.0, 3.0, rtol=1e-9) == 3.0
+    # threshold at the lower end: converges onto it from above
+    x = section_threshold(lambda v: v >= 0.0, -1.0, 1.0, rtol=0.0)
+    assert 0.0 <= x <= 1e-300 or x == 0.0
 
 
 def test_bisect_threshold_degenerate_brackets():

@@ -44,6 +44,7 @@ __all__ = [
     "up_ulps",
     "binomial_logpmf",
     "bisect_threshold",
+    "section_threshold",
     "div_down",
     "div_up",
     "hypergeom_logpmf",
@@ -776,6 +777,49 @@ def deamplify_eps(eps_prime: Any, eta: Any = None, up: bool = False, *, log_eta:
 # ---------------------------------------------------------------------------------------------
 # monotone root finding
 # ---------------------------------------------------------------------------------------------
+
+
+def section_threshold(
+    feasible: Callable[[np.ndarray], np.ndarray],
+    lo: float,
+    hi: float,
+    *,
+    rtol: float = 4 * ULP,
+    points: int = 32,
+    max_iter: int = 400,
+) -> float:
+    """:func:`bisect_threshold` for one scalar threshold, ``points − 1`` trial points per round.
+
+    ``feasible(xs)`` gets an array of trial points and returns a boolean array; ``hi`` must be
+    feasible and ``lo`` not known feasible. Each round tries the points dividing [lo, hi] into
+    ``points`` equal parts, in one call, and keeps the first feasible one as ``hi`` and its left
+    neighbour as ``lo``: the invariant ``feasible(hi)`` of the bisection is kept, so the answer is
+    a feasible point (the smallest one when the feasible set is an interval), within
+    ``rtol·|hi|`` of ``lo``. For a vectorised test whose cost is per call rather than per point
+    (a privacy curve at a few dozen points), 32 parts reach 1e-6 in four rounds instead of
+    twenty.
+
+    >>> section_threshold(lambda x: x * x >= 2.0, 0.0, 2.0, rtol=1e-12) >= math.sqrt(2)
+    True
+    """
+    lo, hi = float(lo), float(hi)
+    parts = np.arange(1, points, dtype=float) / points
+    for _ in range(max_iter):
+        if not hi - lo > rtol * abs(hi):
+            break
+        xs = lo + (hi - lo) * parts
+        xs = xs[(xs > lo) & (xs < hi)]  # an interval a few floats wide has fewer points
+        if xs.size == 0:
+            break
+        ok = np.asarray(feasible(xs), dtype=bool)
+        if not ok.any():
+            lo = float(xs[-1])
+            continue
+        first = int(np.argmax(ok))
+        hi = float(xs[first])
+        if first > 0:
+            lo = float(xs[first - 1])
+    return hi
 
 
 def bisect_threshold(
