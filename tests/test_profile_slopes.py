@@ -127,3 +127,47 @@ def test_closed_form_slopes_meet_the_secants(ident, prof):
         neg = eps <= 0
         assert np.array_equal(c_lo[neg], s_lo[neg]) and np.array_equal(c_hi[neg], s_hi[neg])
         assert np.all(c_hi[~neg] - c_lo[~neg] <= s_hi[~neg] - s_lo[~neg] + 1e-15)
+
+
+class _Doubled(GaussianProfile):
+    """A subclass whose values are another function (the Gaussian at 2θ): it must not inherit
+    the parent's closed-form slope."""
+
+    def _log_delta(self, eps):
+        return GaussianProfile(2 * self.theta)._log_delta(eps)
+
+    def _log_delta_lower(self, eps):
+        return GaussianProfile(2 * self.theta)._log_delta_lower(eps)
+
+
+def test_a_subclass_keeps_the_secants():
+    curve = ProfileCurve(_Doubled(1.0))
+    eps = np.array([0.5, 2.0, 5.0])
+    assert curve._closed_slopes(eps) is None
+    s_lo, s_hi = curve.slope_bounds(eps, 1e-5)
+    exact = np.array([-float(_q_tail(2.0, e)) for e in eps])
+    assert np.all(s_lo <= exact) and np.all(exact <= s_hi)
+    assert np.all(curve.p_tail_upper(eps, (1e-5,)) >= curve.p_tail_lower(eps, (1e-5,)))
+
+
+def test_subnormal_slopes_are_bracketed():
+    """θ = 1 at ε ≈ 37–39: the slope −Φ(−1/2 − ε) is subnormal; relative margins alone do not
+    cover its rounding (absolute, half a subnormal spacing)."""
+    curve = ProfileCurve(GaussianProfile(1.0))
+    eps = np.linspace(37.0, 38.9, 400)
+    for s_lo, s_hi in (curve.slope_bounds(eps, 1e-3), PairCurve.slope_bounds(curve, eps, 1e-3)):
+        for e, lo, hi in zip(eps.tolist(), s_lo.tolist(), s_hi.tolist(), strict=True):
+            exact = -_q_tail(1.0, e)
+            assert lo <= exact <= hi, (e, lo, exact, hi)
+
+
+def test_odd_inputs_get_valid_slopes():
+    """NaN gets the trivial bounds, a 0-d array its shape back, ε = ∞ a zero slope."""
+    curve = ProfileCurve(GaussianProfile(1.0))
+    s_lo, s_hi = curve.slope_bounds(np.array([np.nan, 1.0, np.inf]), 1e-4)
+    assert s_lo[0] == -1.0 and s_hi[0] == 0.0
+    assert s_hi[2] == 0.0 and -1e-300 < s_lo[2] <= 0.0
+    lo0, hi0 = curve.slope_bounds(np.array(1.0), 1e-4)
+    assert np.shape(lo0) == () and lo0 <= -float(_q_tail(1.0, 1.0)) <= hi0
+    empty = curve.slope_bounds(np.empty(0), 1e-4)
+    assert empty[0].shape == (0,) and empty[1].shape == (0,)

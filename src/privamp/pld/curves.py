@@ -42,6 +42,11 @@ __all__ = ["PairCurve", "PoissonGaussianCurve", "PoissonPairCurve", "ProfileCurv
 _LOWER_SLACK = 1e-9
 
 
+#: Absolute slack for values that may be subnormal: exp, a product or a quotient landing below
+#: the normal range is accurate to half a subnormal spacing (2^-1075), not to a relative ulp.
+_SUBNORMAL_SLACK = 4 * 2.0**-1074
+
+
 class PairCurve(abc.ABC):
     """``ε ↦ log D_{e^ε}(P ‖ Q)`` for a dominating pair, on all of ℝ."""
 
@@ -78,7 +83,8 @@ class PairCurve(abc.ABC):
 
         The slope of f is ``−Q(L > ε)``. This default brackets it by the secants of f on
         ``[α e^{−τ}, α]`` and ``[α, α e^{τ}]`` (f is convex), from the lower and upper values,
-        every rounding directed; curves with a closed-form Q-tail override it.
+        every rounding directed, at the points where :meth:`_closed_slopes` has no closed
+        form; curves with a closed-form Q-tail everywhere override it.
 
         With certified lower values as tight as the upper ones, the default secants' rounding
         (of exp, of α − α e^{−τ}, of the abscissae ε ± τ) is no longer hidden under a 1e-11
@@ -89,11 +95,35 @@ class PairCurve(abc.ABC):
         bounded within 8 ulp.
         """
         eps = np.asarray(eps, dtype=float)
+        shape = eps.shape
+        eps = eps.reshape(-1)
+        tau = np.asarray(tau, dtype=float).reshape(-1) if np.ndim(tau) else tau
+        closed = self._closed_slopes(eps)
+        rest = None if closed is None else np.flatnonzero(~closed[0])
+        e = eps if rest is None else eps[rest]
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             if log_lower is None:
-                log_lower = self.log_lower(eps)
-            f_lo = np.exp(log_lower) * (1 - 2 * ULP)
-        return self._secant_lo(eps, tau, f_lo), self._secant_hi(eps, tau, f_lo)
+                ll = self.log_lower(e)
+            else:
+                ll = np.asarray(log_lower, dtype=float).reshape(-1)
+                ll = ll if rest is None else ll[rest]
+            f_lo = np.exp(ll) * (1 - 2 * ULP)
+        t = tau if rest is None or not np.ndim(tau) else tau[rest]
+        sec_lo, sec_hi = self._secant_lo(e, t, f_lo), self._secant_hi(e, t, f_lo)
+        if closed is None:
+            return sec_lo.reshape(shape), sec_hi.reshape(shape)
+        where, c_lo, c_hi = closed
+        s_lo, s_hi = np.empty(eps.shape), np.empty(eps.shape)
+        s_lo[where], s_hi[where] = c_lo, c_hi
+        s_lo[rest], s_hi[rest] = sec_lo, sec_hi
+        return s_lo.reshape(shape), s_hi.reshape(shape)
+
+    def _closed_slopes(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Slope bounds in closed form where the curve has them, independent of the secant
+        width: ``(where, s_lo, s_hi)``, ``where`` a boolean mask of the 1-D ``eps`` and the
+        bounds at those points; ``None`` (this default) where it has none. :meth:`slope_bounds`
+        and the P-tail bounds take the secants at the other points."""
+        return None
 
     def _secant_lo(self, eps: np.ndarray, tau: float | np.ndarray,
                    f_lo: np.ndarray) -> np.ndarray:
@@ -108,8 +138,8 @@ class PairCurve(abc.ABC):
             gap_left = alpha * -np.expm1(e_left - eps)
             # f'(α−) ≥ (f(α) − f(x_l))/(α − x_l) ≥ (f_lo − f_left_up)/(gap, rounded down): the
             # numerator is ≤ 0, so a smaller gap gives a smaller (safe) slope
-            num_lo = (f_lo - f_left_up) * (1 + ULP)
-            s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP)
+            num_lo = (f_lo - f_left_up) * (1 + ULP) - _SUBNORMAL_SLACK
+            s_lo = num_lo / (gap_left * (1 - 8 * ULP)) * (1 + ULP) - _SUBNORMAL_SLACK
         return np.clip(np.nan_to_num(s_lo, nan=-1.0), -1.0, 0.0)
 
     def _secant_hi(self, eps: np.ndarray, tau: float | np.ndarray,
@@ -123,8 +153,9 @@ class PairCurve(abc.ABC):
             gap_right = alpha * np.expm1(e_right - eps)
             # f'(α+) ≤ (f(x_r) − f(α))/(x_r − α) ≤ (f_right_up − f_lo)/(gap, rounded up) when the
             # numerator is ≤ 0 (else the bound is 0: f is non-increasing)
-            num_hi = (f_right_up - f_lo) * (1 - ULP)
-            s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP), 0.0)
+            num_hi = (f_right_up - f_lo) * (1 - ULP) + _SUBNORMAL_SLACK
+            s_hi = np.where(num_hi < 0, num_hi / (gap_right * (1 + 8 * ULP)) * (1 - ULP)
+                            + _SUBNORMAL_SLACK, 0.0)
         return np.clip(np.nan_to_num(s_hi, nan=0.0), -1.0, 0.0)
 
     def p_tail_bounds(self, eps: np.ndarray, tau: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
@@ -153,10 +184,17 @@ class PairCurve(abc.ABC):
             f_lo = np.exp(log_lower) * (1 - 2 * ULP)
             f_up = np.exp(self.log_upper(eps))
         default = type(self).slope_bounds is PairCurve.slope_bounds
+        closed = self._closed_slopes(np.asarray(eps).reshape(-1)) if default else None
         out = np.ones(np.shape(eps))
         for tau in taus:
-            s_lo = (self._secant_lo(eps, tau, f_lo) if default
-                    else self.slope_bounds(eps, tau, log_lower)[0])
+            if closed is not None:  # the closed form once, the left secants elsewhere
+                where = closed[0].reshape(np.shape(eps))
+                s_lo = np.empty(np.shape(eps))
+                s_lo[where] = closed[1]
+                s_lo[~where] = self._secant_lo(eps[~where], tau, f_lo[~where])
+            else:
+                s_lo = (self._secant_lo(eps, tau, f_lo) if default
+                        else self.slope_bounds(eps, tau, log_lower)[0])
             with np.errstate(under="ignore", over="ignore", invalid="ignore"):
                 up = np.clip((f_up - alpha * s_lo) * (1 + 4 * ULP), 0.0, 1.0)
             out = np.fmin(out, np.where(np.isnan(up), 1.0, up))
@@ -172,10 +210,17 @@ class PairCurve(abc.ABC):
             f_lo_slope = np.exp(log_lower) * (1 - 2 * ULP)
             f_lo = np.exp(log_lower)
         default = type(self).slope_bounds is PairCurve.slope_bounds
+        closed = self._closed_slopes(np.asarray(eps).reshape(-1)) if default else None
         out = np.zeros(np.shape(eps))
         for tau in taus:
-            s_hi = (self._secant_hi(eps, tau, f_lo_slope) if default
-                    else self.slope_bounds(eps, tau, log_lower)[1])
+            if closed is not None:  # the closed form once, the right secants elsewhere
+                where = closed[0].reshape(np.shape(eps))
+                s_hi = np.empty(np.shape(eps))
+                s_hi[where] = closed[2]
+                s_hi[~where] = self._secant_hi(eps[~where], tau, f_lo_slope[~where])
+            else:
+                s_hi = (self._secant_hi(eps, tau, f_lo_slope) if default
+                        else self.slope_bounds(eps, tau, log_lower)[1])
             with np.errstate(under="ignore", over="ignore", invalid="ignore"):
                 lo = np.clip((f_lo - alpha * s_hi) * (1 - 4 * ULP), 0.0, 1.0)
             out = np.fmax(out, np.where(np.isnan(lo), 0.0, lo))
@@ -278,31 +323,27 @@ class ProfileCurve(PairCurve):
     def log_lower(self, eps):
         return self._curve(eps, lower=True)
 
-    def slope_bounds(self, eps, tau, log_lower=None):
+    def _closed_slopes(self, eps):
         """At ε > 0, f is the profile itself: its closed-form Q-tail
-        (:meth:`~privamp.profiles.PrivacyProfile._log_q_tail`, the Gaussian and its
-        subsampled sums) brackets the slope −Q(L > ε) directly, the values exponentiated with
-        2-ulp margins; elsewhere, and for profiles without one, the secants of the default."""
-        eps = np.asarray(eps, dtype=float)
-        pos = np.flatnonzero(eps > 0)
-        q_lo = q_hi = None
-        if pos.size:
-            q_hi = self.profile._log_q_tail(eps[pos], False)
-            if q_hi is not None:
-                q_lo = self.profile._log_q_tail(eps[pos], True)
+        (:meth:`~privamp.profiles.PrivacyProfile._log_q_tail`: the Gaussian and its subsampled
+        sums) brackets the slope −Q(L > ε) directly. Only a profile class's own method counts
+        (a subclass that changes ``_log_delta`` keeps the secants). The values are
+        exponentiated with 2-ulp relative margins and :data:`_SUBNORMAL_SLACK` absolute ones
+        (a subnormal result has only an absolute accuracy)."""
+        if "_log_q_tail" not in vars(type(self.profile)):
+            return None
+        where = eps > 0  # NaN and ε ≤ 0 keep the secants
+        pos = eps[where]
+        if pos.size == 0:
+            return None
+        q_hi = self.profile._log_q_tail(pos, False)
+        q_lo = None if q_hi is None else self.profile._log_q_tail(pos, True)
         if q_lo is None:
-            return super().slope_bounds(eps, tau, log_lower)
-        s_lo = np.empty(eps.shape)
-        s_hi = np.empty(eps.shape)
+            return None
         with np.errstate(under="ignore"):
-            s_lo[pos] = -np.minimum(np.exp(q_hi) * (1 + 2 * ULP), 1.0)
-            s_hi[pos] = -np.clip(np.exp(q_lo) * (1 - 2 * ULP), 0.0, 1.0)
-        rest = np.flatnonzero(eps <= 0)
-        if rest.size:
-            t = tau[rest] if np.ndim(tau) else tau
-            ll = None if log_lower is None else np.asarray(log_lower)[rest]
-            s_lo[rest], s_hi[rest] = super().slope_bounds(eps[rest], t, ll)
-        return s_lo, s_hi
+            s_lo = -np.minimum(np.exp(q_hi) * (1 + 2 * ULP) + _SUBNORMAL_SLACK, 1.0)
+            s_hi = -np.clip(np.exp(q_lo) * (1 - 2 * ULP) - _SUBNORMAL_SLACK, 0.0, 1.0)
+        return where, s_lo, s_hi
 
     def log_excess(self, eps):
         if eps.size == 0:
@@ -587,7 +628,9 @@ class PoissonGaussianCurve(PairCurve):
 
     def slope_bounds(self, eps, tau, log_lower=None):
         tail = self.q_tail(eps)
-        return -np.minimum(tail * (1 + 1e-12), 1.0), -tail * (1 - 1e-12)
+        # (a subnormal tail is accurate to half a spacing, not to a relative ulp)
+        return (-np.minimum(tail * (1 + 1e-12) + _SUBNORMAL_SLACK, 1.0),
+                -np.maximum(tail * (1 - 1e-12) - _SUBNORMAL_SLACK, 0.0))
 
     def log_lower(self, eps):
         """Certified lower values: those of the generic construction from the Gaussian
