@@ -385,15 +385,18 @@ class PoissonSubstitutionProfile(PrivacyProfile):
         self._log_gt = np.asarray(binomial_logpmf(j, trials, g), dtype=float)
         self._log_omitted = omitted
         # ε_k − ε = log(γ/(1 − γ)) + log((n − k)/k) for k < n (n − k exact), rounded down by a
-        # bound on its rounding error: a smaller shift only raises δ(ε_k)
+        # bound on its rounding error for the upper values (a smaller shift only raises δ(ε_k)),
+        # up for the lower values (``_shifts_up``: a larger shift only lowers it)
         inner = self._k < n
         k_in = self._k[inner]
         if g < 1.0 and k_in.size:
             lg, l1g = math.log(g), math.log1p(-g)
             lr = np.log((n - k_in) / k_in)
-            self._shifts = lg - l1g + lr - 4 * ULP * (abs(lg) + abs(l1g) + np.abs(lr))
+            centre = lg - l1g + lr
+            margin = 4 * ULP * (abs(lg) + abs(l1g) + np.abs(lr))
+            self._shifts, self._shifts_up = centre - margin, centre + margin
         else:
-            self._shifts = np.empty(0)
+            self._shifts = self._shifts_up = np.empty(0)
         self._log_w_in = self._log_gt[inner]
         # constants of the inner sum: γ̃_n · 1 (when k = n is in the window) and the omitted mass
         consts = [*self._log_gt[~inner], omitted]
@@ -404,20 +407,6 @@ class PoissonSubstitutionProfile(PrivacyProfile):
             from ._tables import ShiftedSum  # deferred: only Theorem 14 needs it
 
             self._table = ShiftedSum(self.base._log_delta_extended, self._shifts, self._log_w_in)
-
-    @functools.cached_property
-    def _shifts_up(self) -> np.ndarray:
-        """ε_k − ε for the terms k < n in the window, raised by a bound on its rounding error
-        (the lower values': a larger shift only lowers δ(ε_k)); ``_shifts`` is the same,
-        lowered."""
-        n, g = self.scheme.n, self.scheme.rate
-        k_in = self._k[self._k < n]
-        if not k_in.size:
-            return np.empty(0)
-        lg, l1g = math.log(g), math.log1p(-g)
-        # log(γ/(1 − γ)) + log((n − k)/k) (n − k exact)
-        lr = np.log((n - k_in) / k_in)
-        return lg - l1g + lr + 4 * ULP * (abs(lg) + abs(l1g) + np.abs(lr))
 
     def _log_inner_sum(self, eps):
         """Upper values of ``log(Σ_{k<n} γ̃_k δ(ε_k) + γ̃_n + omitted mass)`` at base ε."""

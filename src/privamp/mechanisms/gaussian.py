@@ -378,8 +378,11 @@ class GaussianProfile(PrivacyProfile):
         finite = np.isfinite(s) & np.isfinite(out)
         if lower:
             return np.where(finite, np.minimum(out, 0.0), -np.inf)
-        # s = ∞ (ε = ∞): Q = 0 exactly; a non-finite bound otherwise is the trivial 0
-        return np.where(finite, np.minimum(out, 0.0), np.where(np.isinf(s), -np.inf, 0.0))
+        # ε = ∞: Q = 0 exactly; s overflowing at a finite ε: Q > 0 below the float range (the most
+        # negative float, never −inf, as for δ); a non-finite bound otherwise is the trivial 0
+        return np.where(finite, np.minimum(out, 0.0),
+                        np.where(np.isposinf(eps), -np.inf,
+                                 np.where(np.isinf(s), -_MAX_FLOAT, 0.0)))
 
     @classmethod
     def _log_delta_rows(cls, profiles, eps, lower=False):

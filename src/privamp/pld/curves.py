@@ -47,6 +47,16 @@ _LOWER_SLACK = 1e-9
 _SUBNORMAL_SLACK = 4 * 2.0**-1074
 
 
+def _with_secants(eps, where, closed, secant, tau, f_lo):
+    """One side of the slope bounds: ``closed`` at the points ``where`` (a mask of the
+    flattened ``eps``), ``secant(eps, tau, f_lo)`` at the others."""
+    where = where.reshape(np.shape(eps))
+    out = np.empty(np.shape(eps))
+    out[where] = closed
+    out[~where] = secant(eps[~where], tau, f_lo[~where])
+    return out
+
+
 class PairCurve(abc.ABC):
     """``ε ↦ log D_{e^ε}(P ‖ Q)`` for a dominating pair, on all of ℝ."""
 
@@ -188,10 +198,7 @@ class PairCurve(abc.ABC):
         out = np.ones(np.shape(eps))
         for tau in taus:
             if closed is not None:  # the closed form once, the left secants elsewhere
-                where = closed[0].reshape(np.shape(eps))
-                s_lo = np.empty(np.shape(eps))
-                s_lo[where] = closed[1]
-                s_lo[~where] = self._secant_lo(eps[~where], tau, f_lo[~where])
+                s_lo = _with_secants(eps, closed[0], closed[1], self._secant_lo, tau, f_lo)
             else:
                 s_lo = (self._secant_lo(eps, tau, f_lo) if default
                         else self.slope_bounds(eps, tau, log_lower)[0])
@@ -214,10 +221,7 @@ class PairCurve(abc.ABC):
         out = np.zeros(np.shape(eps))
         for tau in taus:
             if closed is not None:  # the closed form once, the right secants elsewhere
-                where = closed[0].reshape(np.shape(eps))
-                s_hi = np.empty(np.shape(eps))
-                s_hi[where] = closed[2]
-                s_hi[~where] = self._secant_hi(eps[~where], tau, f_lo_slope[~where])
+                s_hi = _with_secants(eps, closed[0], closed[2], self._secant_hi, tau, f_lo_slope)
             else:
                 s_hi = (self._secant_hi(eps, tau, f_lo_slope) if default
                         else self.slope_bounds(eps, tau, log_lower)[1])
