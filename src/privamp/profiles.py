@@ -231,9 +231,10 @@ class PrivacyProfile(abc.ABC):
         dominating curve in α = e^ε), also where the loss has a continuous part besides them
         (the Laplace mechanism: atoms at ±θ); ``None`` when none are known.
 
-        Only a matter of tightness, never of validity: the PLD engine puts these positions just
-        above grid points (1/1024 step), where connect-the-dots is nearly exact at them and the
-        lower discretisation keeps them nearly whole (:func:`privamp.pld.grids._atom_offset`).
+        Only a matter of tightness, never of validity: the PLD engine puts these positions on grid
+        points of the upper discretisation, where connect-the-dots is exact at a kink, and just
+        above grid points (1/1024 step) of the lower one, which keeps them nearly whole
+        (:func:`privamp.pld.grids._atom_offset`).
         Defaults to :meth:`curve_kinks`.
         """
         kinks = self.curve_kinks()

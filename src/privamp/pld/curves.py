@@ -264,9 +264,9 @@ class PairCurve(abc.ABC):
     def atoms(self) -> np.ndarray | None:
         """Approximate positions of the atoms of the pair's (finite) privacy loss, also when
         the loss has a continuous part as well (``None``: none known). A matter of tightness
-        only: the engine puts them just above grid points (:func:`privamp.pld.grids._atom_offset`),
-        where connect-the-dots is nearly exact at them and the lower discretisation keeps them
-        nearly whole.
+        only: the engine puts them on grid points of the upper discretisation, where
+        connect-the-dots is exact at a kink, and just above grid points of the lower one, which
+        keeps them nearly whole (:func:`privamp.pld.grids._atom_offset`).
         Defaults to the positions of :meth:`kinks`."""
         kinks = self.kinks()
         return None if kinks is None else np.asarray(kinks[0], dtype=float)
@@ -298,10 +298,21 @@ class ProfileCurve(PairCurve):
         side = self.profile._log_delta_lower if lower else self.profile._log_delta
         out = np.empty(eps.shape)
         pos = eps >= 0
-        if np.any(pos):
-            out[pos] = np.minimum(side(eps[pos]), 0.0)
         neg = ~pos
-        if np.any(neg):
+        if np.any(pos) and np.any(neg):
+            # a grid symmetric about 0 asks for δ at ε and, through the extension, at −ε: one
+            # call at the distinct magnitudes serves both (each value is the profile's bound at
+            # its own point, whatever else the call holds: :meth:`PrivacyProfile._log_delta`
+            # is evaluated point by point)
+            mags, where = np.unique(np.concatenate([eps[pos], -eps[neg]]), return_inverse=True)
+            values = side(mags)[where]
+            at_pos, at_neg = values[:np.count_nonzero(pos)], values[np.count_nonzero(pos):]
+        else:
+            at_pos = side(eps[pos]) if np.any(pos) else None
+            at_neg = side(-eps[neg]) if np.any(neg) else None
+        if at_pos is not None:
+            out[pos] = np.minimum(at_pos, 0.0)
+        if at_neg is not None:
             e = eps[neg]
             with np.errstate(invalid="ignore", divide="ignore", under="ignore"):
                 # 1 − e^ε + e^ε δ(−ε) is increasing in δ: the profile's bound of either side
@@ -311,7 +322,7 @@ class ProfileCurve(PairCurve):
                 # relative to the value even where log f ≈ −e^{ε} is tiny (a margin of ulp·1
                 # there would turn f < 1 into f = 1)
                 t1 = log1mexp(e)
-                t2 = e + np.minimum(side(-e), 0.0)
+                t2 = e + np.minimum(at_neg, 0.0)
                 val = np.logaddexp(t1, t2)
                 w1 = np.exp(t1 - val)
                 w2 = np.where(np.isneginf(t2), 0.0, np.exp(t2 - val))

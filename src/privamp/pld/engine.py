@@ -80,6 +80,7 @@ from .distribution import ComposedPLD, GridTooLargeError, StepPLD, compose
 from .grids import (
     _EPS_FLOOR,
     _MIN_POINTS,
+    ATOM_LIFT,
     _aligned_range,
     _atom_offset,
     _ceil_pow,
@@ -316,7 +317,7 @@ def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligibl
     report("discretising a step's privacy loss (%s side, grid %.3g)", kind, h)
     place = _placement(curve, h)
     if place is None:
-        offset = _atom_offset(curve, h)
+        offset = _atom_offset(curve, h, lift=0.0 if kind == "upper" else ATOM_LIFT)
         return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible,
                                   offset=offset or 0.0, atoms=_finite_atoms(curve))
     lo, hi = _aligned_range(curve, lo, hi, h)

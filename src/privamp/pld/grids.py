@@ -11,8 +11,9 @@ the engine's brackets are certified on any grid):
 * **Chernoff tilts** — the λ grid scaled to the losses, the optimal tilt for a target δ or ε;
 * **atoms on the grid** — the spacing snapped to the lattice of a discrete loss law and the grid
   offset to its atoms, so connect-the-dots is exact for it (:func:`_snap`, :func:`_placement`);
-  the atoms of a loss with a continuous part as well (Laplace) a little above grid points, where
-  the lower discretisation keeps them whole (:func:`_atom_offset`);
+  the atoms of a loss with a continuous part as well (Laplace) on grid points for the upper
+  discretisation and a little above them for the lower one, which keeps them whole
+  (:func:`_atom_offset`);
 * **refinement of the lower side** — shrink the spacing while the certified bracket misses its
   target width, within an FFT budget (:func:`_refine_lower`);
 * **size check** — step grids within :data:`~privamp.pld.distribution.MAX_FFT` points (the
@@ -177,16 +178,23 @@ def _placement(curve: PairCurve, h: float):
     return offset, err + dev + rounding
 
 
-#: How far above a grid point the engine puts an atom of a loss with a continuous part, in
-#: grid steps: its tangent lines then meet just above that point, and the lower side moves it
-#: down by about this much (:func:`privamp.pld.discretize.lower_masses`).
+#: How far above a grid point the engine puts an atom of a loss with a continuous part on the
+#: lower side, in grid steps: its tangent lines then meet just above that point, and the lower
+#: side moves it down by about this much (:func:`privamp.pld.discretize.lower_masses`). The
+#: upper side puts it on the grid point (lift 0).
 ATOM_LIFT = 1.0 / 1024.0
 
 
-def _atom_offset(curve: PairCurve, h: float) -> float | None:
+def _atom_offset(curve: PairCurve, h: float, lift: float = ATOM_LIFT) -> float | None:
     """The grid offset that puts the atoms of a loss with a continuous part
-    (:meth:`PairCurve.atoms`) :data:`ATOM_LIFT` steps above grid points ``offset + i h``
-    when they fit one grid (within 1e-7 h; h from :func:`_snap`), else None.
+    (:meth:`PairCurve.atoms`) ``lift`` steps (:data:`ATOM_LIFT` by default) above grid points
+    ``offset + i h`` when they fit one grid (within 1e-7 h; h from :func:`_snap`), else None.
+
+    The upper discretisation (connect-the-dots) takes ``lift = 0``: a kink on a grid point
+    costs it nothing, and an atom at 0 — the kink of every amplified profile, where the
+    sampled record is missed — then leaves the grid symmetric about 0, so the symmetric
+    curves evaluate their profile once per magnitude
+    (:meth:`~privamp.pld.curves.ProfileCurve.log_upper`).
 
     The lower discretisation then keeps each atom nearly whole
     (:func:`~privamp.pld.discretize.lower_masses`, step 3): the tangent line at the point just
@@ -199,7 +207,7 @@ def _atom_offset(curve: PairCurve, h: float) -> float | None:
     pos = _finite_atoms(curve)
     if pos is None:
         return None
-    start = float(pos[0]) - ATOM_LIFT * h
+    start = float(pos[0]) - lift * h
     offset = start - math.floor(start / h) * h
     r = (pos - pos[0]) / h
     if float(np.max(np.abs(r - np.round(r)))) > 1e-7:
