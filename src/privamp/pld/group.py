@@ -159,7 +159,7 @@ from .._numerics import (
 from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
-from .curves import PairCurve, ProfileCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve, ProfileCurve
 
 __all__ = ["MAX_SAMPLED_GROUP", "REALIZED_MAX_HITS", "TIGHT_MAX_GROUP", "GaussianMixtureCurve",
            "GroupGaussianCurve", "RealizedGroupCurve", "check_group_reach", "group_bound",
@@ -577,11 +577,23 @@ class GaussianMixtureCurve(PairCurve):
         return self._excess(eps, t_lo, t_hi, self._up, True, gap)
 
     def slope_bounds(self, eps, tau, log_lower=None):
+        """``−Q(T > t_lo) ≤ −Q(L > ε) ≤ −Q(T > t_hi)`` (:class:`_DoubleMixture`), the tails
+        exponentiated from their log bounds (rounded up / down).
+
+        Rounding: where a tail is a normal float, exp is within a few ulp and the relative
+        margin 1e-12 covers it. Below 2^-1022 exp is accurate only to half a subnormal spacing
+        (2^-1075, absolute: the relative margin then changes nothing), and below log 2^-1075 ≈
+        −745.1 it returns 0 while the tail may be up to 2^-1075; the absolute
+        ``_SUBNORMAL_SLACK`` (4·2^-1074) covers both. ``q·(1 ± 1e-12) ± slack`` is a float
+        moved away from the product by the slack: exact where the result is subnormal, rounded
+        to nearest otherwise, which never brings it back past the product (a float itself), so
+        the relative argument still holds there; the clip keeps [−1, 0]."""
         eps = np.asarray(eps, dtype=float)
         t_lo, t_hi, _ = self._up.brackets(eps)
         q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
         q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
-        return (-np.minimum(q_hi * (1 + 1e-12), 1.0), -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0))
+        return (-np.minimum(q_hi * (1 + 1e-12) + _SUBNORMAL_SLACK, 1.0),
+                -np.clip(q_lo * (1 - 1e-12) - _SUBNORMAL_SLACK, 0.0, 1.0))
 
     @property
     def log_mass_at_infinity(self) -> float:

@@ -83,7 +83,7 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
-from .curves import PairCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve
 from .group import _log_binom, _log_diff, _RealizedPair, _SplitCurve
 
 __all__ = ["GroupLaplaceCurve", "LaplaceMixtureCurve", "RealizedLaplaceGroupCurve",
@@ -426,8 +426,12 @@ class LaplaceMixtureCurve(PairCurve):
             with np.errstate(under="ignore"):
                 q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
                 q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
-            lo = -np.minimum(q_hi * (1 + 1e-12), 1.0)
-            hi = -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0)
+            # the relative margins cover exp where the tails are normal floats; a subnormal
+            # tail (or one below 2^-1075, which exp returns as 0) is accurate only to half a
+            # subnormal spacing, absolute: _SUBNORMAL_SLACK covers it (as for the Gaussian
+            # mixtures, privamp.pld.group.GaussianMixtureCurve.slope_bounds)
+            lo = -np.minimum(q_hi * (1 + 1e-12) + _SUBNORMAL_SLACK, 1.0)
+            hi = -np.clip(q_lo * (1 - 1e-12) - _SUBNORMAL_SLACK, 0.0, 1.0)
             # certified ε > L_max: Q(L ≥ ε) = 0; certified ε < L_min: Q(L > ε) = 1
             s_lo[fin] = np.where(above_max, 0.0,
                                  np.where(cert_lo | (e >= 0), lo, -1.0))
