@@ -153,6 +153,7 @@ from .._numerics import (
     log_comb,
     logsumexp_signed,
     mul_down,
+    mul_up,
     round_down_log,
     round_up_log,
 )
@@ -600,6 +601,12 @@ class GaussianMixtureCurve(PairCurve):
         return -math.inf  # Gaussian mixtures with common variance: mutually absolutely continuous
 
 
+def _same_centres(one, other) -> bool:
+    """Whether two double mixtures (Gaussian or Laplace) of a split have the same centres (the
+    outward and inward roundings agree: every iθ exact), so one can serve both sides."""
+    return bool(np.array_equal(one.mu, other.mu) and np.array_equal(one.nu, other.nu))
+
+
 class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
     """The split (a removals, b insertions) of a group of K = a + b records under Poisson
     sampling (rate q) of the Gaussian mechanism (θ = Δ/σ): the curve of
@@ -618,14 +625,20 @@ class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
     def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
                  theta_lower: float | None = None):
         super().__init__(theta, rate, n_remove, n_add, theta_lower)
-        self._up = self._mixture(self.theta)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower))
+        self._up = self._mixture(self.theta, up=True)
+        lo = self._mixture(self.theta_lower, up=False)
+        self._lo = self._up if _same_centres(lo, self._up) else lo
 
-    def _mixture(self, theta: float) -> _DoubleMixture:
+    def _mixture(self, theta: float, up: bool) -> _DoubleMixture:
+        """The double mixture with centres iθ and −jθ rounded outwards (``up``: upper values
+        and slopes) or inwards (lower values): D_α grows with every shift (step (ii) of the
+        module doc), so each side is a statement about a pair with representable centres on
+        its safe side of the exact one."""
         a, b = self.n_remove, self.n_add
-        return _DoubleMixture(np.arange(a + 1) * theta, _log_binom(a, self.rate),
-                              -np.arange(b + 1) * theta, _log_binom(b, self.rate))
+        rnd = mul_up if up else mul_down
+        mu = np.array([rnd(float(i), theta) for i in range(a + 1)])
+        nu = -np.array([rnd(float(j), theta) for j in range(b + 1)])
+        return _DoubleMixture(mu, _log_binom(a, self.rate), nu, _log_binom(b, self.rate))
 
     def __repr__(self) -> str:
         return (f"GroupGaussianCurve(theta={self.theta!r}, rate={self.rate!r}, "

@@ -84,7 +84,7 @@ from .._numerics import (
     round_up_log,
 )
 from .curves import _SUBNORMAL_SLACK, PairCurve
-from .group import _log_binom, _log_diff, _RealizedPair, _SplitCurve
+from .group import _log_binom, _log_diff, _RealizedPair, _same_centres, _SplitCurve
 
 __all__ = ["GroupLaplaceCurve", "LaplaceMixtureCurve", "RealizedLaplaceGroupCurve",
            "laplace_split_curves"]
@@ -479,8 +479,10 @@ class GroupLaplaceCurve(_SplitCurve, LaplaceMixtureCurve):
                  theta_lower: float | None = None):
         super().__init__(theta, rate, n_remove, n_add, theta_lower)
         self._up = self._mixture(self.theta, up=True)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower, up=False))
+        # the lower values need the inward rounding even where θ_lower = θ (3θ, 5θ, ... may
+        # round up): the outward mixture serves both only where the roundings agree
+        lo = self._mixture(self.theta_lower, up=False)
+        self._lo = self._up if _same_centres(lo, self._up) else lo
 
     def _mixture(self, theta: float, up: bool) -> _LaplaceDoubleMixture:
         a, b = self.n_remove, self.n_add
