@@ -548,11 +548,15 @@ class AllocationCurve(PairCurve):
         tie = (line == g) & (eps < 0)
         s_lo = np.where(above, -c, np.where(tie, np.minimum(s_lo, -c), s_lo))
         s_hi = np.where(above, -c, np.where(tie, np.maximum(s_hi, -c), s_hi))
-        # a small safety margin: slopes a touch steeper / flatter only widen the bracket (the
-        # absolute slack is exact where the result is subnormal, and never rounds back past
-        # the float it is added to elsewhere)
-        return (np.clip(s_lo * (1 + 1e-12) - slack, -1.0, 0.0),
-                np.clip(s_hi * (1 - 1e-12) + slack, -1.0, 0.0))
+        # a safety margin: slopes a touch steeper / flatter only widen the bracket. The tail
+        # and moment sums are running sums (np.cumsum, sequential) of n non-negative terms,
+        # each within (n − 1)·u of its exact value relative (u = ULP/2), the product by the
+        # scale and the searchsorted pick adding none; 2n·ULP covers that for any n (1e-12 for
+        # the few-hundred-atom laws). The absolute slack is exact where the result is
+        # subnormal, and never rounds back past the float it is added to elsewhere.
+        rel = max(1e-12, 2 * sums.x.size * ULP)
+        return (np.clip(s_lo * (1 + rel) - slack, -1.0, 0.0),
+                np.clip(s_hi * (1 - rel) + slack, -1.0, 0.0))
 
     def _small_moments(self) -> int:
         """How many of the lower law's products q_i·x_i (the terms of its moment sums) are
