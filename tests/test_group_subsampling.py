@@ -397,3 +397,25 @@ def test_dp_accounting_pure_splits(sigma, k):
     theirs = dpa.self_compose(1000).get_epsilon_for_delta(1e-5)
     b = _paper_bracket(sigma, k)[0]
     assert b.lower * (1 - 1e-4) <= theirs <= b.upper * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("cls_name", ["GroupGaussianCurve", "GroupLaplaceCurve"])
+@pytest.mark.parametrize("theta", [0.1, 1 / 3, 0.7, 2.0, 1e-7, 123.456])
+@pytest.mark.parametrize("split", [(5, 0), (0, 5), (3, 4)])
+def test_split_centres_round_to_each_sides_safe_side(cls_name, theta, split):
+    """The upper mixture's centres iθ, −jθ are at least as far from 0 as the exact ones, the
+    lower mixture's at most as far (from θ_lower), also where θ_lower = θ (3θ may round up)."""
+    from fractions import Fraction
+
+    from privamp.pld.group import GroupGaussianCurve
+    from privamp.pld.group_laplace import GroupLaplaceCurve
+
+    cls = {"GroupGaussianCurve": GroupGaussianCurve, "GroupLaplaceCurve": GroupLaplaceCurve}
+    for theta_lower in (theta, theta * (1 - 1e-9)):
+        curve = cls[cls_name](theta, 0.3, *split, theta_lower=theta_lower)
+        for mix, t, up in ((curve._up, theta, True), (curve._lo, theta_lower, False)):
+            for centres in (mix.mu, -mix.nu):
+                for c in centres.tolist():
+                    k = round(c / t)
+                    exact = k * Fraction(t)
+                    assert (Fraction(c) >= exact) if up else (Fraction(c) <= exact), (c, k, t)

@@ -67,7 +67,7 @@ import numpy as np
 from .. import _special
 from .._numerics import ULP
 from .._validation import check_int, check_real
-from .curves import PairCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve
 
 __all__ = ["AllocationCurve", "AllocationLaw", "MaxCurve", "discrete_allocation_law",
            "gaussian_allocation_law", "laplace_allocation_law",
@@ -523,23 +523,50 @@ class AllocationCurve(PairCurve):
         scale = 1 - _MARGIN
         with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
             alpha = np.exp(eps)
+            # Subnormal values (a discrete law's masses can be): a tail sum of the lower law's
+            # masses is exact where it lands below 2^-1022 (its terms and partial sums, of one
+            # sign, are no larger, and subnormal additions are exact), but its product by the
+            # scale is then accurate only to half a subnormal spacing, 2^-1075 absolute, which
+            # the relative 1e-12 below does not cover. The moments E[R; ·] also sum products
+            # q_i·x_i, each within 2^-1075 where it is below 2^-1022 (where the sum is normal
+            # that is ≤ ½ ulp of it, like an addition's rounding, inside the relative margin).
+            # Hence one _SUBNORMAL_SLACK (4·2^-1074) for the scale, plus one per such product.
             if self.orientation == "remove":
                 s_lo = -scale * sums.q_above(alpha, strict=False)
                 s_hi = -scale * sums.q_above(alpha, strict=True)
                 g = scale * sums.call(alpha)
+                slack = _SUBNORMAL_SLACK
             else:
                 inv = np.exp(-eps)
                 s_lo = -scale * sums.p_below(inv, strict=False)
                 s_hi = -scale * sums.p_below(inv, strict=True)
                 g = scale * alpha * sums.put(inv)
+                slack = (1 + self._small_moments()) * _SUBNORMAL_SLACK
             line = -np.expm1(np.minimum(eps, 0.0)) * (1 - 4 * ULP)
         c = 1 - 4 * ULP
         above = (line > g) & (eps < 0)
         tie = (line == g) & (eps < 0)
         s_lo = np.where(above, -c, np.where(tie, np.minimum(s_lo, -c), s_lo))
         s_hi = np.where(above, -c, np.where(tie, np.maximum(s_hi, -c), s_hi))
-        # a small safety margin: slopes a touch steeper / flatter only widen the bracket
-        return np.clip(s_lo * (1 + 1e-12), -1.0, 0.0), np.clip(s_hi * (1 - 1e-12), -1.0, 0.0)
+        # a safety margin: slopes a touch steeper / flatter only widen the bracket. The tail
+        # and moment sums are running sums (np.cumsum, sequential) of n non-negative terms,
+        # each within (n − 1)·u of its exact value relative (u = ULP/2), the product by the
+        # scale and the searchsorted pick adding none; 2n·ULP covers that for any n (1e-12 for
+        # the few-hundred-atom laws). The absolute slack is exact where the result is
+        # subnormal, and never rounds back past the float it is added to elsewhere.
+        rel = max(1e-12, 2 * sums.x.size * ULP)
+        return (np.clip(s_lo * (1 + rel) - slack, -1.0, 0.0),
+                np.clip(s_hi * (1 - rel) + slack, -1.0, 0.0))
+
+    def _small_moments(self) -> int:
+        """How many of the lower law's products q_i·x_i (the terms of its moment sums) are
+        below 2^-1022: each is accurate to 2^-1075 absolute only (counted once per curve)."""
+        n = self.__dict__.get("_n_small")
+        if n is None:
+            with np.errstate(under="ignore"):
+                small = self.law.q_lo * self.law.x_lo < np.finfo(float).tiny
+            n = self._n_small = int(np.count_nonzero(small))
+        return n
 
     def log_excess(self, eps):
         # f(α) − (1 − α) = E[(α − R)₊] (remove) or E[(αR − 1)₊] (add), since E[R] = 1 with the
@@ -579,7 +606,8 @@ class MaxCurve(PairCurve):
 
     def slope_bounds(self, eps, tau, log_lower=None):
         """The slopes of the curve whose lower value is the maximum (the maximum of convex
-        functions has the active ones' subgradients); ties take the union."""
+        functions has the active ones' subgradients); ties take the union. Only a selection of
+        the curves' own brackets (their margins and subnormal slacks included): no rounding."""
         eps = np.atleast_1d(np.asarray(eps, dtype=float))
         lows = np.array([c.log_lower(eps) for c in self.curves])
         bounds = [c.slope_bounds(eps, tau, log_lower=lows[i]) for i, c in

@@ -153,13 +153,14 @@ from .._numerics import (
     log_comb,
     logsumexp_signed,
     mul_down,
+    mul_up,
     round_down_log,
     round_up_log,
 )
 from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
 from ..profiles import MinimumProfile
-from .curves import PairCurve, ProfileCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve, ProfileCurve
 
 __all__ = ["MAX_SAMPLED_GROUP", "REALIZED_MAX_HITS", "TIGHT_MAX_GROUP", "GaussianMixtureCurve",
            "GroupGaussianCurve", "RealizedGroupCurve", "check_group_reach", "group_bound",
@@ -577,15 +578,33 @@ class GaussianMixtureCurve(PairCurve):
         return self._excess(eps, t_lo, t_hi, self._up, True, gap)
 
     def slope_bounds(self, eps, tau, log_lower=None):
+        """``−Q(T > t_lo) ≤ −Q(L > ε) ≤ −Q(T > t_hi)`` (:class:`_DoubleMixture`), the tails
+        exponentiated from their log bounds (rounded up / down).
+
+        Rounding: where a tail is a normal float, exp is within a few ulp and the relative
+        margin 1e-12 covers it. Below 2^-1022 exp is accurate only to half a subnormal spacing
+        (2^-1075, absolute: the relative margin then changes nothing), and below log 2^-1075 ≈
+        −745.1 it returns 0 while the tail may be up to 2^-1075; the absolute
+        ``_SUBNORMAL_SLACK`` (4·2^-1074) covers both. ``q·(1 ± 1e-12) ± slack`` is a float
+        moved away from the product by the slack: exact where the result is subnormal, rounded
+        to nearest otherwise, which never brings it back past the product (a float itself), so
+        the relative argument still holds there; the clip keeps [−1, 0]."""
         eps = np.asarray(eps, dtype=float)
         t_lo, t_hi, _ = self._up.brackets(eps)
         q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
         q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
-        return (-np.minimum(q_hi * (1 + 1e-12), 1.0), -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0))
+        return (-np.minimum(q_hi * (1 + 1e-12) + _SUBNORMAL_SLACK, 1.0),
+                -np.clip(q_lo * (1 - 1e-12) - _SUBNORMAL_SLACK, 0.0, 1.0))
 
     @property
     def log_mass_at_infinity(self) -> float:
         return -math.inf  # Gaussian mixtures with common variance: mutually absolutely continuous
+
+
+def _same_centres(one, other) -> bool:
+    """Whether two double mixtures (Gaussian or Laplace) of a split have the same centres (the
+    outward and inward roundings agree: every iθ exact), so one can serve both sides."""
+    return bool(np.array_equal(one.mu, other.mu) and np.array_equal(one.nu, other.nu))
 
 
 class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
@@ -606,14 +625,20 @@ class GroupGaussianCurve(_SplitCurve, GaussianMixtureCurve):
     def __init__(self, theta: float, rate: float, n_remove: int, n_add: int,
                  theta_lower: float | None = None):
         super().__init__(theta, rate, n_remove, n_add, theta_lower)
-        self._up = self._mixture(self.theta)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower))
+        self._up = self._mixture(self.theta, up=True)
+        lo = self._mixture(self.theta_lower, up=False)
+        self._lo = self._up if _same_centres(lo, self._up) else lo
 
-    def _mixture(self, theta: float) -> _DoubleMixture:
+    def _mixture(self, theta: float, up: bool) -> _DoubleMixture:
+        """The double mixture with centres iθ and −jθ rounded outwards (``up``: upper values
+        and slopes) or inwards (lower values): D_α grows with every shift (step (ii) of the
+        module doc), so each side is a statement about a pair with representable centres on
+        its safe side of the exact one."""
         a, b = self.n_remove, self.n_add
-        return _DoubleMixture(np.arange(a + 1) * theta, _log_binom(a, self.rate),
-                              -np.arange(b + 1) * theta, _log_binom(b, self.rate))
+        rnd = mul_up if up else mul_down
+        mu = np.array([rnd(float(i), theta) for i in range(a + 1)])
+        nu = -np.array([rnd(float(j), theta) for j in range(b + 1)])
+        return _DoubleMixture(mu, _log_binom(a, self.rate), nu, _log_binom(b, self.rate))
 
     def __repr__(self) -> str:
         return (f"GroupGaussianCurve(theta={self.theta!r}, rate={self.rate!r}, "

@@ -83,8 +83,8 @@ from .._numerics import (
     round_down_log,
     round_up_log,
 )
-from .curves import PairCurve
-from .group import _log_binom, _log_diff, _RealizedPair, _SplitCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve
+from .group import _log_binom, _log_diff, _RealizedPair, _same_centres, _SplitCurve
 
 __all__ = ["GroupLaplaceCurve", "LaplaceMixtureCurve", "RealizedLaplaceGroupCurve",
            "laplace_split_curves"]
@@ -426,8 +426,12 @@ class LaplaceMixtureCurve(PairCurve):
             with np.errstate(under="ignore"):
                 q_hi = np.exp(self._up.tails(t_lo, False, True, up=True))
                 q_lo = np.exp(self._up.tails(t_hi, False, True, up=False))
-            lo = -np.minimum(q_hi * (1 + 1e-12), 1.0)
-            hi = -np.clip(q_lo * (1 - 1e-12), 0.0, 1.0)
+            # the relative margins cover exp where the tails are normal floats; a subnormal
+            # tail (or one below 2^-1075, which exp returns as 0) is accurate only to half a
+            # subnormal spacing, absolute: _SUBNORMAL_SLACK covers it (as for the Gaussian
+            # mixtures, privamp.pld.group.GaussianMixtureCurve.slope_bounds)
+            lo = -np.minimum(q_hi * (1 + 1e-12) + _SUBNORMAL_SLACK, 1.0)
+            hi = -np.clip(q_lo * (1 - 1e-12) - _SUBNORMAL_SLACK, 0.0, 1.0)
             # certified ε > L_max: Q(L ≥ ε) = 0; certified ε < L_min: Q(L > ε) = 1
             s_lo[fin] = np.where(above_max, 0.0,
                                  np.where(cert_lo | (e >= 0), lo, -1.0))
@@ -475,8 +479,10 @@ class GroupLaplaceCurve(_SplitCurve, LaplaceMixtureCurve):
                  theta_lower: float | None = None):
         super().__init__(theta, rate, n_remove, n_add, theta_lower)
         self._up = self._mixture(self.theta, up=True)
-        self._lo = (self._up if self.theta_lower == self.theta
-                    else self._mixture(self.theta_lower, up=False))
+        # the lower values need the inward rounding even where θ_lower = θ (3θ, 5θ, ... may
+        # round up): the outward mixture serves both only where the roundings agree
+        lo = self._mixture(self.theta_lower, up=False)
+        self._lo = self._up if _same_centres(lo, self._up) else lo
 
     def _mixture(self, theta: float, up: bool) -> _LaplaceDoubleMixture:
         a, b = self.n_remove, self.n_add

@@ -28,7 +28,7 @@ import numpy as np
 from .._numerics import ULP, round_down_log, round_up_log
 from .._validation import check_choice, check_real
 from ..errors import InvalidParameterError, InvalidTypeError
-from .curves import PairCurve
+from .curves import _SUBNORMAL_SLACK, PairCurve
 
 __all__ = ["MixtureCurve"]
 
@@ -178,9 +178,25 @@ class MixtureCurve(PairCurve):
             # slopes are ≤ 0: the larger weight gives the lower bound, the smaller the upper
             s_lo = s_lo + wu * lo
             s_hi = s_hi + wl * hi
+        # Rounding of S = Σ w·s (n terms of one sign, |s| ≤ 1). A term whose result is a normal
+        # float is within ½ ulp relative; a subnormal one (a product below 2^-1022) only within
+        # half a subnormal spacing, 2^-1075 absolute, and a subnormal weight (log weight below
+        # about −708) is exp's output within 2^-1075, which the 4-ulp margins above do not
+        # move: at most 2^-1074 per term (_SUBNORMAL_SLACK = 4·2^-1074 a term leaves room for a
+        # less accurate exp). A partial sum is at most |S| in size: sums landing in the
+        # subnormal range are exact, the others within ½ ulp. So the error is at most
+        # (n/2)·ULP·|S| (the normal products and n − 1 additions) plus 2^-1074 per subnormal
+        # term. If S is subnormal, so is every term and partial sum: the error is absolute,
+        # ≤ n·2^-1074, and n·_SUBNORMAL_SLACK covers it (the product by 1 ± 2n ulp moves S to
+        # its safe side and rounds to a float no further back than S, itself a float; the
+        # subtraction or addition is exact). If S is normal, a subnormal
+        # term's 2^-1074 = ULP·2^-1022 ≤ ULP·|S|, with at most n such terms (none if n = 1: the
+        # single term is S): the error is ≤ 1.5n·ULP·|S| (n ≥ 2) or ½·ULP·|S| (n = 1), inside
+        # the margin 2n·ULP less its own rounding (½ ulp); the slack then only rounds away
+        # from 0 (or not at all).
         n = len(self.components)
-        s_lo = s_lo * (1 + 2 * n * ULP)
-        s_hi = s_hi * (1 - 2 * n * ULP)
+        s_lo = s_lo * (1 + 2 * n * ULP) - n * _SUBNORMAL_SLACK
+        s_hi = s_hi * (1 - 2 * n * ULP) + n * _SUBNORMAL_SLACK
         return np.clip(s_lo, -1.0, 0.0), np.clip(s_hi, -1.0, 0.0)
 
     def __repr__(self) -> str:

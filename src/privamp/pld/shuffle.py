@@ -259,6 +259,12 @@ class DiscretePairCurve(PairCurve):
         with np.errstate(invalid="ignore"):
             i_lo = np.searchsorted(self._lr, eps - e, side="left")
             i_hi = np.searchsorted(self._lr, eps + e, side="right")
+        # No absolute (subnormal) slack is needed: q is the pair itself, and a suffix sum of
+        # its non-negative entries that lands below 2^-1022 is exact (every term and partial
+        # sum is then subnormal too, and subnormal additions are exact); one that is normal is
+        # within (n − 1)/2 ulp relative. The product of an exact subnormal sum S by 1 ± sum_err
+        # lies on S's safe side, so it rounds to S (a float) or beyond, never back past it; for
+        # a normal sum the relative bound holds, the product's own rounding inside sum_err.
         s_lo = -self._sq[i_lo] * (1 + self._sum_err)
         s_hi = -self._sq[i_hi] * (1 - self._sum_err)
         return s_lo, np.minimum(s_hi, 0.0)
