@@ -15,7 +15,7 @@ from conformance.cases import scheme_examples
 from privamp.amplification.subsampling import amplify
 from privamp.mechanisms import REGISTRY
 from privamp.pld.curves import ProfileCurve
-from privamp.pld.distribution import StepPLD
+from privamp.pld.engine import _step
 from privamp.pld.grids import ATOM_LIFT, _atom_offset
 
 
@@ -114,6 +114,8 @@ def test_the_upper_grid_has_an_atom_at_zero_on_a_grid_point():
     assert _atom_offset(curve, h, lift=0.0) == 0.0
     lifted = _atom_offset(curve, h)
     assert lifted == pytest.approx(h - ATOM_LIFT * h, rel=1e-9)
-    step = StepPLD.from_curve(curve, h, -3.0, 5.0, "upper", offset=0.0)
-    losses = step.losses
-    assert np.any(losses == 0.0)
+    # the engine's own step: the upper side on the atom, the lower side lifted above it
+    upper = _step(curve, h, -3.0, 5.0, "upper", 0.0)
+    assert upper.offset == 0.0 and np.any(upper.losses == 0.0)
+    lower = _step(curve, 64 * h, -3.0, 5.0, "lower", 0.0)
+    assert lower.offset == pytest.approx(64 * h * (1 - ATOM_LIFT), rel=1e-9)

@@ -303,7 +303,8 @@ class ProfileCurve(PairCurve):
             # a grid symmetric about 0 asks for δ at ε and, through the extension, at −ε: one
             # call at the distinct magnitudes serves both (each value is the profile's bound at
             # its own point, whatever else the call holds: :meth:`PrivacyProfile._log_delta`
-            # is evaluated point by point)
+            # is evaluated point by point; only the last bits of NumPy's vector loops may
+            # depend on the call, inside the error model every margin covers)
             mags, where = np.unique(np.concatenate([eps[pos], -eps[neg]]), return_inverse=True)
             values = side(mags)[where]
             at_pos, at_neg = values[:np.count_nonzero(pos)], values[np.count_nonzero(pos):]
