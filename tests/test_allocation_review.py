@@ -158,3 +158,42 @@ def test_huge_theta_is_a_typed_error():
     g = GaussianMechanism(sigma=0.03, sensitivity=1.0)
     with pytest.raises(PrivampError):
         Accountant().add(g, 4, scheme=RandomAllocation(4)).epsilon(1e-5)
+
+
+def _floats_around(x: float, k: int = 3) -> list[float]:
+    out, lo, hi = [x], x, x
+    for _ in range(k):
+        lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+        out += [lo, hi]
+    return out
+
+
+@pytest.mark.parametrize("pq", [((0.6, 0.3, 0.1), (0.1, 0.3, 0.6)),
+                                ((0.5, 0.5, 0.0), (0.0, 0.5, 0.5))])
+@pytest.mark.parametrize("orientation", ["remove", "add"])
+def test_slopes_at_an_atom_bracket_every_float_within_three_ulp(pq, orientation):
+    """An atom of R within an ulp of the computed α (or 1/α) must not fall on the wrong side of
+    the strict / non-strict split: the slopes bracket the lower law's subgradient at every
+    float within 3 ulp of fl(e^ε), whichever way another call's exp rounds."""
+    law = discrete_allocation_law(*pq, 3)
+    sums = law._lo
+    curve = AllocationCurve(law, orientation)
+    scale = 1 - allocation._MARGIN
+    # ε at every atom (remove: α = x ≥ 1; add: 1/α = x ≤ 1, ε ≥ 0 so that no floor line
+    # replaces the law's slopes), and at the floats next to those ε
+    atoms = [x for x in sums.x.tolist() if (x >= 1 if orientation == "remove" else 0 < x <= 1)]
+    eps = np.array(sorted({e for x in atoms
+                           for e in _floats_around(math.log(x) if orientation == "remove"
+                                                   else -math.log(x))} - {-0.0}))
+    eps = eps[eps >= 0]
+    s_lo, s_hi = curve.slope_bounds(eps, 1e-4)
+    for e, lo, hi in zip(eps.tolist(), s_lo.tolist(), s_hi.tolist(), strict=True):
+        if orientation == "remove":
+            ends = _floats_around(float(np.exp(e)))
+            left = [-scale * float(sums.q_above(np.array([a]), strict=False)[0]) for a in ends]
+            right = [-scale * float(sums.q_above(np.array([a]), strict=True)[0]) for a in ends]
+        else:
+            ends = _floats_around(float(np.exp(-e)))
+            left = [-scale * float(sums.p_below(np.array([a]), strict=False)[0]) for a in ends]
+            right = [-scale * float(sums.p_below(np.array([a]), strict=True)[0]) for a in ends]
+        assert lo <= min(left) and hi >= max(right), (e, lo, hi, left, right)

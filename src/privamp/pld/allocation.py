@@ -477,6 +477,12 @@ def _grid_for(A, B, a, b, var1, coarse, per_sd):
 # ---- the curves ------------------------------------------------------------------------------
 
 
+def _widened(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats at least 3 ulp (and 3 subnormal spacings) below and above each x ≥ 0."""
+    tiny = 4 * math.ulp(0.0)
+    return np.maximum(x * (1 - 4 * ULP) - tiny, 0.0), x * (1 + 4 * ULP) + tiny
+
+
 class AllocationCurve(PairCurve):
     """One orientation of the random-allocation pair of a round (see the module doc).
 
@@ -523,6 +529,14 @@ class AllocationCurve(PairCurve):
         scale = 1 - _MARGIN
         with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
             alpha = np.exp(eps)
+            # The abscissa: exp is within a few ulp, and another call (the engine's own α, a
+            # vector loop over other points) may round the other way, so an atom of R within
+            # an ulp of the computed α (or 1/α) could sit on the wrong side of the strict /
+            # non-strict split. The left slope is taken at an end at least 3 ulp below, the
+            # right one at least 3 ulp above (a tail sum only grows as its end moves down; the
+            # absolute term covers subnormal α): together they bracket the subgradient at every
+            # point within 3 ulp of the computed α.
+            a_lo, a_hi = _widened(alpha)
             # Subnormal values (a discrete law's masses can be): a tail sum of the lower law's
             # masses is exact where it lands below 2^-1022 (its terms and partial sums, of one
             # sign, are no larger, and subnormal additions are exact), but its product by the
@@ -532,14 +546,16 @@ class AllocationCurve(PairCurve):
             # that is ≤ ½ ulp of it, like an addition's rounding, inside the relative margin).
             # Hence one _SUBNORMAL_SLACK (4·2^-1074) for the scale, plus one per such product.
             if self.orientation == "remove":
-                s_lo = -scale * sums.q_above(alpha, strict=False)
-                s_hi = -scale * sums.q_above(alpha, strict=True)
+                s_lo = -scale * sums.q_above(a_lo, strict=False)
+                s_hi = -scale * sums.q_above(a_hi, strict=True)
                 g = scale * sums.call(alpha)
                 slack = _SUBNORMAL_SLACK
             else:
                 inv = np.exp(-eps)
-                s_lo = -scale * sums.p_below(inv, strict=False)
-                s_hi = -scale * sums.p_below(inv, strict=True)
+                # 1/α: E[R; R ≤ ·] grows with its end, so the left slope takes the end above
+                i_lo, i_hi = _widened(inv)
+                s_lo = -scale * sums.p_below(i_hi, strict=False)
+                s_hi = -scale * sums.p_below(i_lo, strict=True)
                 g = scale * alpha * sums.put(inv)
                 slack = (1 + self._small_moments()) * _SUBNORMAL_SLACK
             line = -np.expm1(np.minimum(eps, 0.0)) * (1 - 4 * ULP)
