@@ -308,3 +308,31 @@ def test_identity_hashed_profiles_merge_without_piling_up():
     for _ in range(5000):
         acc.step(GaussianProfile(2.0))
     assert len(acc.events) == 1 and acc.steps == 5000 and len(acc._seen) <= 4096
+
+
+def test_the_cheap_pure_dp_check_agrees_with_the_threshold():
+    """The RDP backend's check at ``add`` reads only whether the largest multiplicity's group
+    profile has pure DP; for every registered amplified case it must agree with the placed
+    threshold (:attr:`AmplifiedProfile.pure_epsilon`) that the query computes."""
+    from privamp.amplification.subsampling import AmplifiedProfile, amplify
+    from privamp.errors import PrivampError
+
+    checked = 0
+    seen = set()
+    for case in CASES:
+        mech, scheme, rel = case.build()
+        # one example per (mechanism, scheme kind, relation): placing a finite threshold takes
+        # evaluations of the sum, a tenth of a second each for black-box groups
+        key = (case.id.split("-")[0], type(scheme).__name__, rel)
+        if scheme is None or key in seen:
+            continue
+        seen.add(key)
+        try:
+            profile = amplify(mech, scheme, rel)
+        except PrivampError:
+            continue
+        if not isinstance(profile, AmplifiedProfile):
+            continue
+        assert profile.has_pure_epsilon == np.isfinite(profile.pure_epsilon), case.id
+        checked += 1
+    assert checked > 50

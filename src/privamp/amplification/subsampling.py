@@ -297,6 +297,17 @@ class AmplifiedProfile(PrivacyProfile):
         return np.concatenate([-pos, [0.0], pos])
 
     @property
+    def has_pure_epsilon(self) -> bool:
+        """Whether the profile reaches 0 at a finite ε: the largest multiplicity's group profile
+        has pure DP (or no record is ever drawn). Cheap — :attr:`pure_epsilon` also places the
+        threshold, by evaluations of the sum (a tenth of a second for black-box groups, once
+        per ledger line checked by the RDP backend)."""
+        k_max = self.multiplicity.max_multiplicity
+        if k_max is None:
+            return False
+        return k_max == 0 or math.isfinite(self.base.group(k_max, self.group_privacy).pure_epsilon)
+
+    @property
     def pure_epsilon(self) -> float:
         k_max = self.multiplicity.max_multiplicity
         if k_max is None or k_max == 0:

@@ -24,6 +24,7 @@ appears at most once in their subsamples).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -90,11 +91,18 @@ def without_replacement_wbk(mech, scheme, relation, group_privacy, orders=None):
     return subsampled_rdp(mech, scheme, orders=orders)
 
 
-def _amplified_with_pure_dp(mech, scheme, relation, group_privacy):
+def _amplified_with_pure_dp(mech, scheme, relation, group_privacy, *, check_only=False):
+    """The amplified profile, refused where it has no pure DP. ``check_only``: the check run at
+    ``add`` (:data:`_CHECKS`) decides from the largest multiplicity's group profile alone
+    (:attr:`~privamp.amplification.subsampling.AmplifiedProfile.has_pure_epsilon`), without
+    placing the threshold; the query then computes it (and refuses there in the unlikely case
+    that the placement fails)."""
     from ..amplification.subsampling import amplify
 
     profile = amplify(mech, scheme, relation, group_privacy)
-    if not math.isfinite(profile.pure_epsilon):
+    cheap = getattr(profile, "has_pure_epsilon", None) if check_only else None
+    pure = cheap if cheap is not None else math.isfinite(profile.pure_epsilon)
+    if not pure:
         # Theorem 6 on the amplified profile is valid here too (its tail is bounded through the
         # group profiles) but, with the many-copies terms of WR and MUST, it is both very loose
         # (ε ≈ 100 where the PLD gives 4.8 for σ = 1, m = 100, 1,000 steps) and slow
@@ -120,7 +128,7 @@ def amplified_theorem6(mech, scheme, relation, group_privacy, orders=None):
 
 #: rules whose applicability needs more than the types: a cheap check run when an event is
 #: added to a ledger (so that the refusal comes at ``add``, not at the query)
-_CHECKS = {amplified_theorem6: _amplified_with_pure_dp}
+_CHECKS = {amplified_theorem6: functools.partial(_amplified_with_pure_dp, check_only=True)}
 
 
 def check_source(mech, scheme, relation, group_privacy) -> None:
