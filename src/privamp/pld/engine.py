@@ -898,6 +898,90 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
                      time.perf_counter() - start, note, target_w, accuracy)
 
 
+def _max_finite_loss(curve: PairCurve, cache) -> float | None:
+    """A point M above every finite privacy loss of the pair (``None`` when none is certified:
+    unbounded losses, or values too coarse to tell). f(e^M) = P(L = ∞) + E_P[(1 − e^{M−L})₊;
+    L < ∞], and the second term is positive as soon as any finite loss lies above M: so an upper
+    value at M no larger than a lower value of P(L = ∞) leaves no finite mass above M. The
+    candidate is the step's right end at a tail budget of 1e-300 (that end is found to 1e-6
+    relative), moved up by 1e-5 relative; only the check certifies it."""
+    try:
+        hi = _range_of(curve, math.log(1e-300), cache)[1]
+    except (LossRangeError, NumericalError):
+        return None
+    m = hi * (1 + 1e-5) + 1e-12
+    x = np.array([m, np.inf])
+    log_up = float(curve.log_upper(x[:1])[0])
+    log_inf = float(curve.log_lower(x[1:])[0])
+    return m if log_up <= log_inf else None
+
+
+def _beyond_every_loss(events: Sequence[PldEvent], eps: float, cache, start: float
+                       ) -> PldResult | None:
+    """δ(ε) where ε is at least the sum of every step's largest finite loss: the composed loss
+    is then at most ε unless one step's loss is +∞, so δ(ε) = P(composed loss = +∞) =
+    1 − Π_i (1 − p_i)^{c_i} exactly, per orientation (the largest counts), bracketed from the
+    steps' upper and lower values of p_i with every rounding directed. ``None`` when some
+    step's loss is not certified to be bounded or ε is below the sum. Randomized response and
+    the Laplace mechanism have bounded losses: δ(ε) of a composition beyond them took the full
+    grid machinery (RR under Poisson(1e-6), 1,000 steps, ε = 10: 22 s for δ = 0)."""
+    sets = _orientation_sets(events)
+    # only pairs: a bound that is not a hockey-stick curve (not convex in e^ε) has no P(L = ∞)
+    # and no losses to speak of (the grid gives it an upper end only)
+    if not all(curve.convex for items in sets.values() for curve, _ in items):
+        return None
+    # first a necessary condition, one value per curve (the search for M costs many): a step
+    # with finite mass above ε/c (the curve above its mass at ∞ there) has M > ε/c
+    for items in sets.values():
+        for curve, count in items:
+            x = np.array([eps / count, np.inf])
+            if float(curve.log_upper(x[:1])[0]) > float(curve.log_lower(x[1:])[0]):
+                return None
+    maxima = []
+    for items in sets.values():
+        for curve, count in items:
+            m = _max_finite_loss(curve, cache)
+            if m is None:
+                return None
+            maxima.append(count * m)
+    # each product and the sum within (n + 1) ulp relative
+    if eps < math.fsum(maxima) * (1 + (len(maxima) + 2) * ULP):
+        return None
+    up_best, lo_best, worst = -1.0, 0.0, ""
+    for name, items in sets.items():
+        ends = []
+        for lower in (False, True):
+            terms = []
+            for curve, count in items:
+                lp = float((curve.log_lower if lower else curve.log_upper)(
+                    np.array([np.inf]))[0])
+                if lp >= 0.0 and not lower:
+                    terms = None
+                    break
+                p = math.exp(lp) if lp > -math.inf else 0.0
+                p = p * (1 - 4 * ULP) if lower else min(p * (1 + 4 * ULP), 1.0)
+                terms.append(count * math.log1p(-p) if p < 1.0 else -math.inf)
+            if terms is None:
+                ends.append(1.0)
+                continue
+            total = math.fsum(terms)
+            # log1p and the products within 2 ulp each of their magnitude, the sum rounded once
+            err = (2 * ULP) * math.fsum(abs(t) for t in terms if math.isfinite(t)) \
+                + ULP * abs(total) if math.isfinite(total) else 0.0
+            if lower:
+                value = -math.expm1(total + err) * (1 - 2 * ULP) if math.isfinite(total) else 1.0
+                ends.append(max(value, 0.0) + 0.0)
+            else:
+                value = -math.expm1(total - err) * (1 + 2 * ULP) if math.isfinite(total) else 1.0
+                ends.append(min(max(value, 0.0), 1.0) + 0.0)  # (no −0.0)
+        up, lo = ends
+        if up > up_best:
+            up_best, worst = up, name
+        lo_best = max(lo_best, lo)  # each orientation's lower value bounds the maximum
+    return PldResult(Bracket(_checked_lower(lo_best, up_best), up_best), worst, _NO_GRID,
+                     _NO_GRID, {}, time.perf_counter() - start)
+
+
 def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | None = None,
               grid_step: float | None = None, cache=None) -> PldResult:
     """Certified bracket on δ(ε) of the composition at ``eps`` ≥ 0.
@@ -914,6 +998,10 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         return done
     if single is not None:
         return _single_delta(single, eps, start)
+    if grid_step is None:
+        beyond = _beyond_every_loss(events, eps, cache, start)
+        if beyond is not None:
+            return beyond
     rel = delta_error if delta_error is not None else 1e-3
     tail_total = 1e-15
     tilting = False
