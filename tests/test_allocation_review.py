@@ -172,9 +172,10 @@ def _floats_around(x: float, k: int = 3) -> list[float]:
                                 ((0.5, 0.5, 0.0), (0.0, 0.5, 0.5))])
 @pytest.mark.parametrize("orientation", ["remove", "add"])
 def test_slopes_at_an_atom_bracket_every_float_within_three_ulp(pq, orientation):
-    """An atom of R within an ulp of the computed α (or 1/α) must not fall on the wrong side of
-    the strict / non-strict split: the slopes bracket the lower law's subgradient at every
-    float within 3 ulp of fl(e^ε), whichever way another call's exp rounds."""
+    """An atom of R within a few ulp of the computed α (or 1/α) must not fall on the wrong side
+    of the strict / non-strict split: the slopes bracket the lower law's subgradient at every
+    float within 3 ulp of fl(e^ε) — and within 8, what two exps of FUNC_ULPS each can differ
+    by — whichever way another call's exp rounds."""
     law = discrete_allocation_law(*pq, 3)
     sums = law._lo
     curve = AllocationCurve(law, orientation)
@@ -189,11 +190,11 @@ def test_slopes_at_an_atom_bracket_every_float_within_three_ulp(pq, orientation)
     s_lo, s_hi = curve.slope_bounds(eps, 1e-4)
     for e, lo, hi in zip(eps.tolist(), s_lo.tolist(), s_hi.tolist(), strict=True):
         if orientation == "remove":
-            ends = _floats_around(float(np.exp(e)))
+            ends = _floats_around(float(np.exp(e)), 8)
             left = [-scale * float(sums.q_above(np.array([a]), strict=False)[0]) for a in ends]
             right = [-scale * float(sums.q_above(np.array([a]), strict=True)[0]) for a in ends]
         else:
-            ends = _floats_around(float(np.exp(-e)))
+            ends = _floats_around(float(np.exp(-e)), 8)
             left = [-scale * float(sums.p_below(np.array([a]), strict=False)[0]) for a in ends]
             right = [-scale * float(sums.p_below(np.array([a]), strict=True)[0]) for a in ends]
         assert lo <= min(left) and hi >= max(right), (e, lo, hi, left, right)

@@ -36,14 +36,17 @@ def _events(case):
 
 
 def _total_max(events) -> float | None:
-    total = 0.0
+    """The largest, over the orientations, of the sum of their steps' largest finite losses."""
+    worst = 0.0
     for items in engine._orientation_sets(events).values():
+        total = 0.0
         for curve, count in items:
             m = engine._max_finite_loss(curve, None)
             if m is None:
                 return None
             total += count * m
-    return total
+        worst = max(worst, total)
+    return worst
 
 
 # the cheap cases: the grid path runs once per case at a fixed spacing

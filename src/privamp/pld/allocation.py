@@ -65,7 +65,7 @@ import math
 import numpy as np
 
 from .. import _special
-from .._numerics import ULP
+from .._numerics import ULP, down_ulps, up_ulps
 from .._validation import check_int, check_real
 from .curves import _SUBNORMAL_SLACK, PairCurve
 
@@ -478,9 +478,10 @@ def _grid_for(A, B, a, b, var1, coarse, per_sd):
 
 
 def _widened(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Floats at least 3 ulp (and 3 subnormal spacings) below and above each x ≥ 0."""
+    """Floats at least 15 ulp (and 3 subnormal spacings) below and above each x ≥ 0: two
+    computed exps of one ε (NumPy's, each within FUNC_ULPS = 4 ulp) differ by at most 8."""
     tiny = 4 * math.ulp(0.0)
-    return np.maximum(x * (1 - 4 * ULP) - tiny, 0.0), x * (1 + 4 * ULP) + tiny
+    return np.maximum(down_ulps(x, 16) - tiny, 0.0), up_ulps(x, 16) + tiny
 
 
 class AllocationCurve(PairCurve):
@@ -529,13 +530,13 @@ class AllocationCurve(PairCurve):
         scale = 1 - _MARGIN
         with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
             alpha = np.exp(eps)
-            # The abscissa: exp is within a few ulp, and another call (the engine's own α, a
+            # The abscissa: exp is within FUNC_ULPS, and another call (the engine's own α, a
             # vector loop over other points) may round the other way, so an atom of R within
-            # an ulp of the computed α (or 1/α) could sit on the wrong side of the strict /
-            # non-strict split. The left slope is taken at an end at least 3 ulp below, the
-            # right one at least 3 ulp above (a tail sum only grows as its end moves down; the
+            # a few ulp of the computed α (or 1/α) could sit on the wrong side of the strict /
+            # non-strict split. The left slope is taken at an end at least 15 ulp below, the
+            # right one at least 15 ulp above (a tail sum only grows as its end moves down; the
             # absolute term covers subnormal α): together they bracket the subgradient at every
-            # point within 3 ulp of the computed α.
+            # point within 15 ulp of the computed α.
             a_lo, a_hi = _widened(alpha)
             # Subnormal values (a discrete law's masses can be): a tail sum of the lower law's
             # masses is exact where it lands below 2^-1022 (its terms and partial sums, of one

@@ -62,7 +62,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._numerics import ULP, bisect_threshold, floor_pow, section_threshold
+from .._numerics import (
+    ULP,
+    bisect_threshold,
+    floor_pow,
+    round_down_log,
+    round_up_log,
+    section_threshold,
+)
 from .._progress import report
 from .._validation import check_int, check_optional_real, check_real
 from ..errors import (
@@ -180,15 +187,31 @@ _NOT_CONVEX = ("no lower end: a step's bound is not itself a privacy profile (no
 
 
 def _log_p_inf(items, lower: bool) -> float:
-    """log P(composed loss = +∞) = log(1 − Π(1 − p_i)^{c_i}), from upper (or lower) values."""
-    total = 0.0
+    """log P(composed loss = +∞) = log(1 − Π(1 − p_i)^{c_i}), from upper (or lower) values of
+    the p_i, every rounding to the same side: the p_i by 4 ulp (exp), log1p and the products
+    within 2 ulp of their magnitudes, the sum once (fsum), expm1 by 2 ulp, the log by
+    :func:`round_up_log` / :func:`round_down_log`."""
+    terms = []
     for curve, count in items:
         lp = float((curve.log_lower if lower else curve.log_upper)(np.array([np.inf]))[0])
         if lp >= 0.0:
             return 0.0
         if lp > -np.inf:
-            total += count * math.log1p(-math.exp(lp))
-    return math.log(-math.expm1(total)) if total < 0 else -np.inf
+            p = math.exp(lp)
+            p = p * (1 - 4 * ULP) if lower else p * (1 + 4 * ULP)
+            if p >= 1.0:
+                return 0.0
+            terms.append(count * math.log1p(-p))
+    if not terms:
+        return -np.inf
+    total = math.fsum(terms)
+    err = 2 * ULP * math.fsum(abs(t) for t in terms) + ULP * abs(total)
+    value = -math.expm1(total + err if lower else total - err)
+    value = value * (1 - 2 * ULP) if lower else min(value * (1 + 2 * ULP), 1.0)
+    if value <= 0.0:
+        return -np.inf
+    log_value = math.log(value)
+    return float(round_down_log(log_value) if lower else min(round_up_log(log_value), 0.0))
 
 
 # ------------------------------------------------------------------------------------------
@@ -937,47 +960,24 @@ def _beyond_every_loss(events: Sequence[PldEvent], eps: float, cache, start: flo
             x = np.array([eps / count, np.inf])
             if float(curve.log_upper(x[:1])[0]) > float(curve.log_lower(x[1:])[0]):
                 return None
-    maxima = []
+    # per orientation: its composed loss is the sum of its own curves' losses
     for items in sets.values():
+        maxima = []
         for curve, count in items:
             m = _max_finite_loss(curve, cache)
             if m is None:
                 return None
             maxima.append(count * m)
-    # each product and the sum within (n + 1) ulp relative
-    if eps < math.fsum(maxima) * (1 + (len(maxima) + 2) * ULP):
-        return None
+        # each product and the sum within (n + 1) ulp relative
+        if eps < math.fsum(maxima) * (1 + (len(maxima) + 2) * ULP):
+            return None
     up_best, lo_best, worst = -1.0, 0.0, ""
     for name, items in sets.items():
-        ends = []
-        for lower in (False, True):
-            terms = []
-            for curve, count in items:
-                lp = float((curve.log_lower if lower else curve.log_upper)(
-                    np.array([np.inf]))[0])
-                if lp >= 0.0 and not lower:
-                    terms = None
-                    break
-                p = math.exp(lp) if lp > -math.inf else 0.0
-                p = p * (1 - 4 * ULP) if lower else min(p * (1 + 4 * ULP), 1.0)
-                terms.append(count * math.log1p(-p) if p < 1.0 else -math.inf)
-            if terms is None:
-                ends.append(1.0)
-                continue
-            total = math.fsum(terms)
-            # log1p and the products within 2 ulp each of their magnitude, the sum rounded once
-            err = (2 * ULP) * math.fsum(abs(t) for t in terms if math.isfinite(t)) \
-                + ULP * abs(total) if math.isfinite(total) else 0.0
-            if lower:
-                value = -math.expm1(total + err) * (1 - 2 * ULP) if math.isfinite(total) else 1.0
-                ends.append(max(value, 0.0) + 0.0)
-            else:
-                value = -math.expm1(total - err) * (1 + 2 * ULP) if math.isfinite(total) else 1.0
-                ends.append(min(max(value, 0.0), 1.0) + 0.0)  # (no −0.0)
-        up, lo = ends
+        up = _exp_up(_log_p_inf(items, lower=False))
         if up > up_best:
             up_best, worst = up, name
-        lo_best = max(lo_best, lo)  # each orientation's lower value bounds the maximum
+        # each orientation's lower value bounds the maximum
+        lo_best = max(lo_best, _exp_down(_log_p_inf(items, lower=True)))
     return PldResult(Bracket(_checked_lower(lo_best, up_best), up_best), worst, _NO_GRID,
                      _NO_GRID, {}, time.perf_counter() - start)
 
