@@ -20,11 +20,12 @@ from privamp import (
     TabulatedProfile,
 )
 from privamp.divergences import hockey_stick_density
-from privamp.errors import NumericalError
+from privamp.errors import InvalidParameterError, InvalidTypeError, NumericalError
 from privamp.privacy_loss import (
     DiscretePrivacyLoss,
     GaussianPrivacyLoss,
     LaplacePrivacyLoss,
+    ProfileValues,
     mgf_from_profile,
 )
 
@@ -219,3 +220,42 @@ def test_theorem6_edge_cases():
     nodes = np.linspace(0.0, 1.0, 201)
     tab = TabulatedProfile(nodes, truth.delta(nodes))
     assert mgf_from_profile(tab, 2.0).upper >= LaplacePrivacyLoss(1.0).mgf(2.0)
+
+
+def _shared_value_profiles():
+    from privamp.amplification.subsampling import amplify
+    from privamp.mechanisms import DiscretePairMechanism
+    from privamp.relations import NeighbouringRelation
+    from privamp.sampling import Poisson, WithReplacement
+
+    pair = DiscretePairMechanism([0.6, 0.3, 0.1], [0.2, 0.3, 0.5],
+                                 relation=NeighbouringRelation.SUBSTITUTE)
+    return [GaussianProfile(1.0), LaplaceProfile(0.5), RandomizedResponseProfile(0.8),
+            amplify(GaussianMechanism(2.0), Poisson(0.05)),
+            amplify(pair, WithReplacement(100, 10))]
+
+
+@pytest.mark.parametrize("prof", _shared_value_profiles(), ids=repr)
+def test_shared_profile_values_change_no_bracket(prof):
+    """The RDP curve's orders share one ProfileValues: each call's bracket is bit-for-bit the
+    bracket of a call that evaluates the profile itself, in whatever order the calls come."""
+    values = ProfileValues(prof)
+    for s in [4.0, 0.5, 1.0, 15.0, 2.5, 1.0]:
+        shared = mgf_from_profile(prof, s, rtol=1e-6, values=values)
+        assert shared == mgf_from_profile(prof, s, rtol=1e-6)
+    assert values.size > 4097
+    # and a stored value is the profile's value at that node, whatever the batch asked for
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.choice(values._x, 300), rng.uniform(0, 3, 50)])
+    np.testing.assert_array_equal(values(x), prof._log_delta(x))
+
+
+def test_shared_profile_values_belong_to_their_profile():
+    values = ProfileValues(GaussianProfile(1.0))
+    with pytest.raises(InvalidParameterError, match="values"):
+        mgf_from_profile(GaussianProfile(2.0), 1.0, values=values)
+    with pytest.raises(InvalidTypeError, match="values"):
+        mgf_from_profile(GaussianProfile(1.0), 1.0, values=lambda x: x)
+    small = ProfileValues(GaussianProfile(1.0), max_size=10)
+    assert np.array_equal(small(np.linspace(0, 1, 50)), GaussianProfile(1.0)._log_delta(
+        np.linspace(0, 1, 50))) and small.size == 0

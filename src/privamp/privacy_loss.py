@@ -30,7 +30,7 @@ from . import _special
 from ._numerics import ULP, log_expm1, log_sub, logsumexp_signed, lse_error, up_ulps
 from ._validation import check_int, check_real, check_real_array, check_rng
 from .divergences import align
-from .errors import NumericalError
+from .errors import InvalidParameterError, InvalidTypeError, NumericalError
 from .results import Bracket
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "GaussianPrivacyLoss",
     "LaplacePrivacyLoss",
     "PrivacyLoss",
+    "ProfileValues",
     "mgf_from_profile",
 ]
 
@@ -248,8 +249,56 @@ def _log_weights(s: float, a: np.ndarray, h: np.ndarray):
     return log_w0, log_wt, log_w01, rel
 
 
+class ProfileValues:
+    """``profile._log_delta`` with the values it has computed kept, for many integrals of one
+    profile.
+
+    The Theorem 6 integrals of the orders of an RDP curve place the same nodes (the same
+    ``linspace(0, T)`` whenever their ``T`` agree, and the same eighths of a cell when they
+    refine it), and a node's value does not depend on the order that asks for it: each node is
+    evaluated once. A stored value is the float the profile returned for that node, so answers
+    are those of the profile itself. At most ``max_size`` values are kept.
+
+    >>> from privamp.mechanisms import LaplaceProfile
+    >>> values = ProfileValues(LaplaceProfile(1.0))
+    >>> a = values(np.array([0.5, 1.0])); b = values(np.array([1.0, 2.0]))
+    >>> bool(a[1] == b[0]), values.size
+    (True, 3)
+    """
+
+    def __init__(self, profile, *, max_size: int = 4_000_000):
+        self.profile = profile
+        self._f = profile._log_delta
+        self._max_size = max_size
+        self._x = np.empty(0)
+        self._y = np.empty(0)
+
+    @property
+    def size(self) -> int:
+        return int(self._x.size)
+
+    def __call__(self, x) -> np.ndarray:
+        x = np.asarray(x, dtype=float)
+        out = np.empty(x.shape)
+        hit = np.zeros(x.shape, dtype=bool)
+        if self._x.size:
+            idx = np.minimum(np.searchsorted(self._x, x), self._x.size - 1)
+            hit = self._x[idx] == x
+            out[hit] = self._y[idx[hit]]
+        if not hit.all():
+            new = np.unique(x[~hit])
+            values = np.asarray(self._f(new), dtype=float).reshape(new.shape)
+            out[~hit] = values[np.searchsorted(new, x[~hit])]
+            if self._x.size + new.size <= self._max_size:
+                xs = np.concatenate([self._x, new])
+                perm = np.argsort(xs, kind="stable")
+                self._x, self._y = xs[perm], np.concatenate([self._y, values])[perm]
+        return out
+
+
 def mgf_from_profile(
-    profile, s: float, *, rtol: float = 1e-9, max_cells: int = 2_000_000
+    profile, s: float, *, rtol: float = 1e-9, max_cells: int = 2_000_000,
+    values: ProfileValues | None = None,
 ) -> Bracket:
     """Bracket on ``sup φ(s)`` from a privacy profile (Balle et al. 2018, Theorem 6).
 
@@ -262,7 +311,8 @@ def mgf_from_profile(
     integrated against the weight in closed form. Cells are refined where the bracket is widest
     until its relative width is ≤ ``rtol`` (or ``max_cells`` is reached: the bracket stays
     valid, only wider). Beyond T the profile is 0 (T = its pure ε) or its own tail bound is used
-    (Gaussian: closed form); profiles with neither raise :class:`NumericalError`.
+    (Gaussian: closed form); profiles with neither raise :class:`NumericalError`. ``values``, a
+    :class:`ProfileValues` of the same profile, shares its evaluations between calls.
 
     >>> from privamp.mechanisms import GaussianProfile
     >>> b = mgf_from_profile(GaussianProfile(1.0), 1.0)
@@ -273,24 +323,30 @@ def mgf_from_profile(
     rtol = check_real("rtol", rtol, "(0, 1)")
     if s == 0.0:
         return Bracket(1.0, 1.0)
+    if values is None:
+        values = profile._log_delta
+    elif not isinstance(values, ProfileValues):
+        raise InvalidTypeError("values", "a ProfileValues", values)
+    elif values.profile is not profile:
+        raise InvalidParameterError("values", "the ProfileValues of this profile", values.profile)
     pure = profile.pure_epsilon
     if math.isfinite(pure):
         T = float(pure)
         tail_up = 0.0
     else:
-        T = _tail_start(profile, s)
+        T = _tail_start(profile, s, values)
         tail = profile._mgf_tail(s, T)
         if tail is None:
             raise NumericalError(
                 f"cannot bound the tail of {profile!r} for Theorem 6: the profile neither reaches "
                 "0 nor provides a tail bound"
             )
-        log_dT = float(profile._log_delta(np.array([T]))[0])
+        log_dT = float(values(np.array([T]))[0])
         tail_up = tail + math.exp(min(log_dT, 0.0) - (s + 1) * T) / (s + 1)
     if T == 0.0:
         lo_int, up_int = 0.0, 0.0
     else:
-        lo_int, up_int = _bracket_integral(profile, s, T, rtol, max_cells)
+        lo_int, up_int = _bracket_integral(values, s, T, rtol, max_cells)
     factor = s * (s + 1)
     upper = 1.0 + factor * (up_int + tail_up)
     upper = up_ulps(upper, 16)
@@ -298,10 +354,10 @@ def mgf_from_profile(
     return Bracket(min(lower, upper), upper)
 
 
-def _tail_start(profile, s: float) -> float:
+def _tail_start(profile, s: float, log_delta) -> float:
     """A point T past the peak of ε ↦ sε + log δ(ε) where the integrand is negligible."""
     grid = 0.25 * 2.0 ** np.arange(0, 40)
-    g = s * grid + profile._log_delta(grid)
+    g = s * grid + log_delta(grid)
     peak = -math.inf
     for x, v in zip(grid, g, strict=True):
         peak = max(peak, v)
@@ -312,9 +368,9 @@ def _tail_start(profile, s: float) -> float:
     )
 
 
-def _bracket_integral(profile, s: float, T: float, rtol: float, max_cells: int):
+def _bracket_integral(log_delta, s: float, T: float, rtol: float, max_cells: int):
     nodes = np.linspace(0.0, T, 4097)
-    logd = profile._log_delta(nodes)
+    logd = log_delta(nodes)
     while True:
         a, b = nodes[:-1], nodes[1:]
         h = b - a
@@ -354,7 +410,7 @@ def _bracket_integral(profile, s: float, T: float, rtol: float, max_cells: int):
         n_split = int(np.searchsorted(cum, 0.9 * cum[-1])) + 1
         split = np.sort(order[:n_split])
         new = (a[split, None] + h[split, None] * (np.arange(1, 8) / 8.0)[None, :]).reshape(-1)
-        new_logd = profile._log_delta(new)
+        new_logd = log_delta(new)
         nodes = np.concatenate([nodes, new])
         logd = np.concatenate([logd, new_logd])
         perm = np.argsort(nodes, kind="stable")

@@ -80,7 +80,7 @@ from ..mechanisms.randomized_response import (
     RandomizedResponse,
     RandomizedResponseProfile,
 )
-from ..privacy_loss import mgf_from_profile
+from ..privacy_loss import ProfileValues, mgf_from_profile
 from ..profiles import PrivacyProfile
 from ..relations import NeighbouringRelation
 from .curve import DEFAULT_ORDERS, RdpCurve
@@ -371,6 +371,7 @@ def rdp_bracket_from_profile(profile: PrivacyProfile, orders: Any = DEFAULT_ORDE
     upper = np.full(o.shape, math.inf)
     overflow = False
     best_lower = 0.0
+    values = ProfileValues(profile)  # the orders' integrals share the profile's nodes
     for i, a in enumerate(o):
         if math.isinf(a):
             lower[i] = upper[i] = pure
@@ -378,7 +379,7 @@ def rdp_bracket_from_profile(profile: PrivacyProfile, orders: Any = DEFAULT_ORDE
         if not overflow:
             s = a - 1.0
             try:
-                b = mgf_from_profile(profile, s, rtol=rtol)
+                b = mgf_from_profile(profile, s, rtol=rtol, values=values)
             except OverflowError:  # mgf_from_profile overflows once φ passes the float range
                 overflow = True
             else:
