@@ -259,3 +259,16 @@ def test_shared_profile_values_belong_to_their_profile():
     small = ProfileValues(GaussianProfile(1.0), max_size=10)
     assert np.array_equal(small(np.linspace(0, 1, 50)), GaussianProfile(1.0)._log_delta(
         np.linspace(0, 1, 50))) and small.size == 0
+
+
+@pytest.mark.parametrize("prof", _shared_value_profiles(), ids=repr)
+def test_refinement_reuses_cell_weights_bit_for_bit(prof):
+    """The refinement keeps the weights of the cells it does not split: the integral is bit for
+    bit the one that recomputes every cell in every round."""
+    from privamp.privacy_loss import _bracket_integral
+
+    for s in [0.5, 3.0, 12.0]:
+        T = float(prof.pure_epsilon) if math.isfinite(prof.pure_epsilon) else 8.0
+        for rtol in (1e-6, 1e-10):
+            assert _bracket_integral(prof._log_delta, s, T, rtol, 200_000) == \
+                _bracket_integral(prof._log_delta, s, T, rtol, 200_000, reuse=False)

@@ -368,17 +368,28 @@ def _tail_start(profile, s: float, log_delta) -> float:
     )
 
 
-def _bracket_integral(log_delta, s: float, T: float, rtol: float, max_cells: int):
+def _cell_weights(s: float, a: np.ndarray, h: np.ndarray):
+    """:func:`_log_weights` per cell: log W0, log X (log W0 where the closed form of X is
+    unresolvable), the relative error, and that flag."""
+    log_w0, _, log_x, rel = _log_weights(s, a, h)
+    bad = np.isnan(log_x)  # closed form unresolvable: first-order bounds on this cell
+    return log_w0, np.where(bad, log_w0, log_x), rel, bad
+
+
+def _bracket_integral(log_delta, s: float, T: float, rtol: float, max_cells: int, *,
+                      reuse: bool = True):
+    """Lower and upper bounds on ∫_0^T (e^{sε} + e^{−(s+1)ε}) δ(ε) dε (see
+    :func:`mgf_from_profile`). ``reuse=False`` recomputes every cell's weights in every round
+    (the reference the tests compare the reuse with, bit for bit)."""
     nodes = np.linspace(0.0, T, 4097)
     logd = log_delta(nodes)
+    a, b = nodes[:-1], nodes[1:]
+    h = b - a
+    cells = _cell_weights(s, a, h)
     while True:
-        a, b = nodes[:-1], nodes[1:]
-        h = b - a
-        log_w0, _, log_x, rel = _log_weights(s, a, h)
+        log_w0, log_x, rel, bad = cells
         la, lb = logd[:-1], logd[1:]
         with np.errstate(invalid="ignore", divide="ignore"):
-            bad = np.isnan(log_x)  # closed form unresolvable: first-order bounds on this cell
-            log_x = np.where(bad, log_w0, log_x)
             w0_up = log_w0 + 16 * ULP
             w0_lo = log_w0 - 16 * ULP
             # upper, chord in α:  δ_b W0 + (δ_a − δ_b) X,  X = ∫ w (1 − t) inflated (safe side)
@@ -411,7 +422,25 @@ def _bracket_integral(log_delta, s: float, T: float, rtol: float, max_cells: int
         split = np.sort(order[:n_split])
         new = (a[split, None] + h[split, None] * (np.arange(1, 8) / 8.0)[None, :]).reshape(-1)
         new_logd = log_delta(new)
+        old_size = nodes.size
         nodes = np.concatenate([nodes, new])
         logd = np.concatenate([logd, new_logd])
         perm = np.argsort(nodes, kind="stable")
         nodes, logd = nodes[perm], logd[perm]
+        # a cell between two old nodes is an old cell that was not split (a split cell has new
+        # nodes inside): its weights are kept (cell i of the old grid starts at old node i);
+        # only the cells next to a new node are computed
+        a, b = nodes[:-1], nodes[1:]
+        h = b - a
+        old = perm < old_size
+        kept = old[:-1] & old[1:] & reuse
+        fresh = np.flatnonzero(~kept)
+        from_old = perm[:-1][kept]
+        weights = _cell_weights(s, a[fresh], h[fresh])
+        merged = []
+        for before, now in zip(cells, weights, strict=True):
+            out = np.empty(a.size, dtype=before.dtype)
+            out[kept] = before[from_old]
+            out[fresh] = now
+            merged.append(out)
+        cells = tuple(merged)
