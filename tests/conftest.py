@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -27,14 +28,10 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 ADULT = SHARED / "data" / "adult_processed.csv"
 
 
-@pytest.fixture(scope="session")
-def quick(tmp_path_factory):
-    """``privamp reproduce all --quick --json`` into a temporary folder, once per session:
-    ``(folder, the printed JSON)``. No ``--data``: MUST Table 8 and Figure S4 read the Adult
-    data shipped with privamp, as in a fresh install."""
+def _quick_run(out: Path) -> str:
+    """Run ``privamp reproduce all --quick --json`` into ``out``; its one JSON line."""
     from privamp.cli import main
 
-    out = tmp_path_factory.mktemp("reproduction")
     argv = ["reproduce", "all", "--quick", "--out", str(out), "--json"]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -42,4 +39,44 @@ def quick(tmp_path_factory):
     assert status == 0
     lines = buf.getvalue().strip().splitlines()
     assert len(lines) == 1  # exactly one JSON object
-    return out, json.loads(lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="session")
+def quick(tmp_path_factory, worker_id):
+    """``privamp reproduce all --quick --json`` into a temporary folder, once per test run:
+    ``(folder, the printed JSON)``. No ``--data``: MUST Table 8 and Figure S4 read the Adult
+    data shipped with privamp, as in a fresh install.
+
+    Under pytest-xdist every worker that draws one of these tests asks for it (about two minutes
+    each): the first one runs it in the run's shared temporary folder, the others wait for its
+    JSON file and read the same folder (no test writes into it)."""
+    if worker_id == "master":
+        out = tmp_path_factory.mktemp("reproduction")
+        return out, json.loads(_quick_run(out))
+    shared = tmp_path_factory.getbasetemp().parent  # one per run, above the workers' own
+    out, done, failed = (shared / "reproduction", shared / "reproduction.json",
+                         shared / "reproduction.failed")
+    try:
+        os.close(os.open(shared / "reproduction.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:  # another worker runs it
+        deadline = time.monotonic() + 3600.0
+        while not (done.exists() or failed.exists()):
+            if time.monotonic() > deadline:
+                pytest.fail("the quick reproduction run of another worker did not finish")
+            time.sleep(1.0)
+        if failed.exists():
+            pytest.fail(f"the quick reproduction run failed on another worker: "
+                        f"{failed.read_text()}")
+        return out, json.loads(done.read_text())
+    try:
+        out.mkdir()
+        line = _quick_run(out)
+    except BaseException as exc:
+        failed.write_text(repr(exc))
+        raise
+    partial = shared / "reproduction.json.partial"
+    partial.write_text(line)
+    partial.replace(done)  # atomic: a waiting worker never reads half a file
+    return out, json.loads(line)
+

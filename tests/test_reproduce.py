@@ -26,6 +26,7 @@ from privamp.reproduce.paper_values import ERRATA
 from privamp.reproduce.report import PENDING
 
 matplotlib = pytest.importorskip("matplotlib")
+pytest.importorskip("matplotlib.image")  # matplotlib.image.imread (not imported by matplotlib)
 
 EXPECTED = {
     "bbg-table1", "bbg-fig1a", "bbg-fig1b", "bbg-fig1c", "bbg-fig1d", "bbg-fig1e",
