@@ -545,6 +545,35 @@ def test_step_spectrum_errors_within_their_bounds(size, n):
         record(f"_step_spectrum direct (rest {budget:g})", worst(values, sel), err)
 
 
+@pytest.mark.parametrize("n", [720, 1000, 64])
+def test_direct_dft_of_one_heavy_mass(n):
+    """One heavy mass (a tilted step that is almost an atom: randomized response tilted by
+    λ = 50): its DFT's cosines were summed into a view of the buffer the sines were then written
+    into, so the real parts came out as sines — a spectrum √2 off, and a composed upper end of
+    9.9475 for ten steps of ε₀ = 1 at δ 1e-10, whose exact ε is 10 − 2.3e-9."""
+    rng = np.random.default_rng(n)
+    size = 3 * n - 7  # folded almost three times
+    masses = rng.random(size) * 1e-12
+    masses[size // 3] = 0.9
+    step = StepPLD(0.01, -size // 2, masses, 0.0, "upper")
+    folded = np.zeros(n)
+    np.add.at(folded, np.arange(size) % n, masses)
+    reference = np.fft.rfft(folded)
+    every = np.arange(n // 2 + 1)
+    for budget in (1e-6, 0.5):  # the light rest, and everything but the atom
+        ext = dist._split_for_extended(masses, n, budget)
+        assert ext["heavy"].size == 1
+        values, err, _ = dist._step_spectrum(step, n, every, budget)
+        assert np.max(np.abs(np.asarray(values, dtype=complex) - reference)) <= err + 1e-15
+
+
+def test_pairwise_sum_returns_its_own_array():
+    v = np.arange(6.0).reshape(1, 6)
+    total = fb.pairwise_sum(v)
+    v[0] = -1.0
+    assert np.array_equal(total, np.arange(6.0))
+
+
 @needs_x87
 def test_step_spectrum_full_extended_fft_within_bound():
     """The third branch (too many heavy masses for the direct DFT): one long-double FFT."""

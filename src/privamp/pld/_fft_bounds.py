@@ -250,7 +250,10 @@ def pairwise_sum(v: np.ndarray) -> np.ndarray:
         h = v.shape[0] // 2
         top = v[:h] + v[h:2 * h]
         v = np.concatenate([top, v[2 * h:]]) if v.shape[0] % 2 else top
-    return v[0]
+    # a copy, never a view of the argument: a caller that reuses its buffer (the DFT of one
+    # heavy mass writes the sines into the array whose sum held the cosines) must not change
+    # the sum returned
+    return v[0].copy()
 
 
 def fold_error_constant(size: int, n: int) -> float:
