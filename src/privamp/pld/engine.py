@@ -349,7 +349,8 @@ def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligibl
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
                  tilt: float = 0.0, cache=None, negligible_steps: int | None = None,
-                 size_only: bool = False, ladder: bool = False) -> ComposedPLD:
+                 size_only: bool = False, ladder: bool = False,
+                 tail_at: float = 0.0) -> ComposedPLD:
     total = sum(count for _, count in items)
     # atoms of the lower side that skip the merging lower δ by at most T h (their mass)
     negligible = tail / ((total if negligible_steps is None else negligible_steps) * h)
@@ -360,7 +361,7 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
         if not size_only:
             report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
         return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, size_only=size_only,
-                       ladder=ladder)
+                       ladder=ladder, tail_at=tail_at)
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
@@ -372,9 +373,10 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
         keys.append((key, count))
     def composed():
         report("composing %s steps (%s side, grid %.3g)", f"{total:,}", kind, h)
-        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, ladder=ladder)
+        return compose(steps, log_tail_tol=math.log(tail), tilt=tilt, ladder=ladder,
+                       tail_at=tail_at)
 
-    return cache.memo("composed", (tuple(keys), tail, tilt, ladder), composed)
+    return cache.memo("composed", (tuple(keys), tail, tilt, ladder, tail_at), composed)
 
 
 
@@ -670,56 +672,83 @@ def _trivial_cases(events: Sequence[PldEvent], grid_step: float | None, lower: b
     return events, _single_step(events, grid_step), None
 
 
+#: How far below an orientation's Chernoff estimate of ε its tilted upper side asks the
+#: window's tails to be negligible, in units of 1/λ (:func:`_tail_from`). The estimate lay
+#: 3.5–7.2/λ above the certified upper end in the cases measured (σ 0.5–2, q 1e-4–0.1,
+#: T 10–10⁴, δ 1e-10–1e-300, Gaussian and Laplace).
+_CHERNOFF_MARGIN = 8.0
+
+
+def _tail_from(chernoff: float, tilt: float) -> float:
+    """The ε from which a tilted upper side's window tails must be negligible
+    (:func:`~privamp.pld.distribution.compose`'s ``tail_at``): the Chernoff estimate less
+    :data:`_CHERNOFF_MARGIN`/λ, at least 0; 0 without a tilt. A choice of cost only."""
+    if tilt <= 0 or not math.isfinite(chernoff):
+        return 0.0
+    return max(chernoff - _CHERNOFF_MARGIN / tilt, 0.0)
+
+
 def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
                    lam_grid: np.ndarray, h_u: float, h_l: float, tilts: dict, compose_set,
-                   sizes: dict) -> dict[str, float]:
+                   sizes: dict, estimate_tails: bool = True) -> dict[str, float]:
     """The upper stage of :func:`pld_epsilon`: a certified upper ε per orientation (only the
     largest matters). With one orientation set it is composed on the fine grid ``h_u``. With
     two, both could be screened on a coarser grid (a coarser upper side is still an upper
     bound): the one with the larger Chernoff estimate of ε is composed on the fine grid first
     (when the estimates are within 2 %, every orientation is screened first and the worst
     screen goes first); another is refined only if its screen exceeds the largest value so
-    far, and otherwise keeps its screen."""
-    uppers = {}
-    if len(sets) == 1:
-        (name,) = sets
-        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tilts[name])
-        uppers[name] = comp.epsilon(delta)
-        sizes[f"upper/{name}"] = comp.fft_size
-        return uppers
+    far, and otherwise keeps its screen.
+
+    A tilted composition (δ < 1e-9) asks its window's tails to be negligible only from
+    :func:`_tail_from` of its Chernoff estimate on (``estimate_tails``; the planned and shared
+    grids of a horizon or of ``shared_grid`` keep 0, so that their windows do not move with
+    the estimate). Where the certified ε lands below that point, the tails might not be
+    negligible at it: the orientation is composed again with tails negligible from ε = 0
+    (the smaller of the two certified ends is kept)."""
     with np.errstate(invalid="ignore"):
         chernoff = {name: float(np.nanmin((m - math.log(delta)) / lam_grid))
                     for name, m in mgfs.items()}
+    tail_from = {name: (_tail_from(chernoff[name], tilts[name]) if estimate_tails else 0.0)
+                 for name in sets}
+
+    def upper_at(name: str, h: float, key: str) -> float:
+        at = tail_from[name]
+        comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], at)
+        eps = comp.epsilon(delta)
+        sizes[key] = comp.fft_size
+        if at > 0 and not eps < math.inf or eps < at:
+            # no point meets δ (the tails of the narrower window may rule everywhere), or the
+            # end lies below the point the window was chosen for: tails negligible from 0
+            comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], 0.0)
+            eps = min(eps, comp.epsilon(delta))
+            sizes[key] = comp.fft_size
+        return eps
+
+    uppers = {}
+    if len(sets) == 1:
+        (name,) = sets
+        uppers[name] = upper_at(name, h_u, f"upper/{name}")
+        return uppers
     order = sorted(sets, key=lambda name: -chernoff[name])
     screened: dict = {}
     if chernoff[order[0]] - chernoff[order[-1]] < 0.02 * abs(chernoff[order[0]]):
         # too close to call: screen every orientation first, refine the worst
         for name in order:
-            coarse = compose_set(sets[name], ranges_by_set[name], 8 * h_u, "upper",
-                                 tilts[name])
-            screened[name] = coarse.epsilon(delta)
-            sizes[f"upper/{name}/screen"] = coarse.fft_size
+            screened[name] = upper_at(name, 8 * h_u, f"upper/{name}/screen")
         order = sorted(order, key=lambda name: -screened[name])
     first = order[0]
-    comp = compose_set(sets[first], ranges_by_set[first], h_u, "upper", tilts[first])
-    uppers[first] = comp.epsilon(delta)
-    sizes[f"upper/{first}"] = comp.fft_size
+    uppers[first] = upper_at(first, h_u, f"upper/{first}")
     if first in screened:
         uppers[first] = min(uppers[first], screened[first])
     for name in order[1:]:
         if name in screened:
             screen = screened[name]
         else:
-            coarse = compose_set(sets[name], ranges_by_set[name], 8 * h_u, "upper",
-                                 tilts[name])
-            screen = coarse.epsilon(delta)
-            sizes[f"upper/{name}/screen"] = coarse.fft_size
+            screen = upper_at(name, 8 * h_u, f"upper/{name}/screen")
         if screen <= max(uppers.values()):
             uppers[name] = screen
             continue
-        comp = compose_set(sets[name], ranges_by_set[name], h_u, "upper", tilts[name])
-        uppers[name] = min(comp.epsilon(delta), screen)
-        sizes[f"upper/{name}"] = comp.fft_size
+        uppers[name] = min(upper_at(name, h_u, f"upper/{name}"), screen)
     return uppers
 
 
@@ -863,12 +892,16 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     sizes: dict = {}
     fit = _Fitter(all_items, grid_step is not None, advice)
 
-    def compose_set(items, ranges, h, kind, tilt):
+    def compose_set(items, ranges, h, kind, tilt, tail_at=0.0):
         return fit(lambda hh: _compose_set(items, ranges, hh, kind, tail_total, tilt, cache,
-                                           range_steps, ladder=plan is not None), h, kind)
+                                           range_steps, ladder=plan is not None,
+                                           tail_at=tail_at), h, kind)
 
+    # the windows' tails negligible from an estimate of ε on, not from 0 (tilted compositions
+    # only; the planned and shared grids keep theirs fixed)
+    estimate_tails = plan is None and not shared_grid
     uppers = _upper_epsilon(delta, sets, ranges_by_set, mgfs, lam_grid, h_u, h_l, tilts,
-                            compose_set, sizes)
+                            compose_set, sizes, estimate_tails)
     h_u = max(h_u, fit.used.get("upper", h_u)) if fit.coarsened else h_u
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
@@ -904,8 +937,15 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
 
         # the lower stage: composed for the orientation that decides the upper end (a lower
         # bound of one orientation bounds the maximum), refined while the bracket is too wide
+        # a tilted lower side reads δ near the lower end, at most the target width below the
+        # upper one when the target is met: its tails negligible from 4 widths below on (a
+        # lower end further down is certified all the same, with tails maybe not negligible)
+        lower_tail_at = (max(upper - 4 * target_w, 0.0)
+                         if estimate_tails and tilts[worst] > 0 else 0.0)
+
         def lower_side(h):
-            comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tilts[worst])
+            comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tilts[worst],
+                               lower_tail_at)
             return _checked_lower(comp.epsilon(delta), upper), comp.fft_size, comp.h
 
         low, h_l = _refine_lower(lower_side, h_l, upper, target_w, grid_step is not None,
@@ -1015,6 +1055,7 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     # a pass composed only because the FFT's rounding bound would rule (below) is optional:
     # where it does not fit, or only on a coarser grid than asked, the pass before stands
     optional = False
+    fallback = None  # (the pass before a coarsened optional one that stands, its coarsening)
     while passes > 0:
         passes -= 1
         this_refines, refining = refining, False
@@ -1062,9 +1103,11 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         try:
             for name in sets:
                 tilt = tilts.get(name, 0.0)
+                # a tilted window needs its tails negligible only from the ε asked on
                 comp = comps[name] = fit(
                     lambda hh, it=sets[name], rg=ranges_by_set[name], tl=tail_total,
-                    tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache), h_u, "upper")
+                    tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache,
+                                          tail_at=eps if tt > 0 else 0.0), h_u, "upper")
                 uppers[name] = comp.delta(eps)
                 sizes[f"upper/{name}"] = comp.fft_size
         except (NumericalError, InvalidParameterError):
@@ -1077,12 +1120,21 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         # this pass's spacing (coarser than asked when the memory bound coarsened it)
         asked = h_u
         h_u = max(h_u, max(c.h for c in comps.values()))
-        if this_optional and h_u > 1.2 * asked:
-            # coarsened: its grid would decide the lower side, looser than the last
-            fit.coarsened = coarsened_before
-            break
         worst = max(uppers, key=uppers.get)
         upper = uppers[worst]
+        if this_optional and h_u > 1.2 * asked:
+            if upper >= best[0]:
+                # coarsened, and no better at the upper end: its grid would decide the lower
+                # side, looser than the last
+                fit.coarsened = coarsened_before
+                break
+            # coarsened but better: it stands, and its lower side is tried first. The pass
+            # before was composed again because its FFT bound ruled, and that bound rules its
+            # lower side too (σ 0.5, q 1e-4, 10⁴ steps, δ(4): 0.47 % wide in 61 s; the tilted
+            # pass on a 1.7× coarser grid gives 0.0011 % in 18 s). Where the coarser grid
+            # misses the target (it may not resolve the bulk of a step's loss), the lower side
+            # of the pass before is composed as well, and the larger lower end kept
+            fallback = (best, coarsened_before)
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
         # e.g. at ε = 0 below its cut, where it reports 1)
         if best is None or upper < best[0]:
@@ -1116,7 +1168,18 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         if not small and budget_met:
             break
         optional = budget_met and not upper < _TILT_BELOW
-        tail_total = max(min(tail_total, upper * rel * 1e-4), 1e-300)
+        # a budget scaled to δ: to this pass's upper end; and where the budget itself may rule
+        # that end (within 1e4 of it; each pass then moved it only 1e-7 down: σ 1, q 0.01, 10
+        # steps, δ(70) ≈ 1.8e-291 was [0, 1.4e-30] after three passes), to the Chernoff bound
+        # on δ(ε), e^{Λ(λ) − λε}, less e^{15} (it exceeded the certified upper ends by
+        # e^{3.5}–e^{7.2} where measured)
+        new_budget = upper * rel * 1e-4
+        if upper < 1e4 * tail_total:
+            with np.errstate(invalid="ignore", over="ignore"):
+                log_chernoff = max(float(np.nanmin(m - lam_grid * eps)) for m in mgfs.values())
+            new_budget = min(new_budget, math.exp(min(max(log_chernoff - 15.0, -745.0), 0.0))
+                             * rel * 1e-4)
+        tail_total = max(min(tail_total, new_budget), 1e-300)
         tilting = tilting or upper < _TILT_BELOW or fft_heavy
     (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total, var, mean,
      sizes, h_u) = best
@@ -1124,16 +1187,30 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
         return PldResult(Bracket(None, upper), worst, h_u, None, sizes,
                          time.perf_counter() - start, _NOT_CONVEX)
 
-    if fit.coarsened:
-        h_l = max(h_l, h_u)
+    def lower_stage(config, coarsened, key):
+        (_, worst_, sets_, ranges_, tilts_, tail_, h_l_, items_, *_, h_u_) = config
+        if coarsened:
+            h_l_ = max(h_l_, h_u_)
+        tilt = tilts_.get(worst_, 0.0)
 
-    def lower_side(h):
-        comp = fit(lambda hh: _compose_set(sets[worst], ranges_by_set[worst], hh, "lower",
-                                           tail_total, tilts.get(worst, 0.0), cache), h, "lower")
-        return _checked_lower(comp.delta(eps), upper), comp.fft_size, comp.h
+        def lower_side(h):
+            comp = fit(lambda hh: _compose_set(sets_[worst_], ranges_[worst_], hh, "lower",
+                                               tail_, tilt, cache,
+                                               tail_at=eps if tilt > 0 else 0.0), h, "lower")
+            return _checked_lower(comp.delta(eps), upper), comp.fft_size, comp.h
 
-    lower, h = _refine_lower(lower_side, h_l, upper, rel * upper, grid_step is not None, sizes,
-                             f"lower/{worst}", all_items, lambda h: _step_points(ranges_by_set, h))
+        # the lower end bounds the worst orientation of the pass that set the upper end, and
+        # hence δ (a lower bound of any orientation is one of the maximum)
+        return _refine_lower(lower_side, h_l_, upper, rel * upper, grid_step is not None,
+                             sizes, key, items_, lambda h: _step_points(ranges_, h))
+
+    lower, h = lower_stage(best, fit.coarsened, f"lower/{worst}")
+    if fallback is not None and upper - lower > rel * upper:
+        before, coarsened_before = fallback
+        low_before, h_before = lower_stage(before, coarsened_before,
+                                           f"lower/{before[1]}/before")
+        if low_before > lower:
+            lower, h = low_before, h_before
     accuracy = _width_note(lower, upper, rel * upper, fit, "δ")
     if accuracy:
         warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
