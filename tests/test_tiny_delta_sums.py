@@ -222,3 +222,23 @@ def test_coarsened_tilted_delta_pass_keeps_a_valid_lower_end(monkeypatch, max_ff
         coarse = small.delta(3.0)
     assert coarse.lower <= fine.upper and fine.lower <= coarse.upper
     assert coarse.upper - coarse.lower <= 2.5e-3 * coarse.upper, coarse
+
+
+def test_tilted_delta_is_not_read_where_the_tail_weight_passes_its_cap():
+    """A tilted window that starts above the loss where the untilting factor reaches e^300
+    (found by review, hand-built: P = {loss 50: 1 − e^-100, loss 900: e^-100} tilted at λ = 1,
+    log_scale 800, the tilted tail below the window e^-750). The tails' weight at ε = 0 is
+    e^800, past the e^700 cap of the δ functional: δ(0) read 1.9e-22 and ε(1e-20) 0, where the
+    exact ε is about 50. Below e^300 the upper δ is now 1 and the lower δ 0."""
+    from privamp.pld.distribution import ComposedPLD
+
+    masses = np.zeros(21)
+    masses[10] = 1.0
+    kw = dict(h=1.0, i_start=890, masses=masses, p_inf=0.0, steps=2, log_tail_below=-750.0,
+              log_tail_above=-math.inf, spectral_coeff=1e-30, fft_size=32, loss_shift=1e-13,
+              tilt=1.0, log_scale=800.0)
+    upper = ComposedPLD(kind="upper", **kw)
+    assert upper.delta(0.0) == 1.0
+    assert upper.epsilon(1e-20) >= 500.0  # the cut: e^{800 − ε} ≤ e^300
+    lower = ComposedPLD(kind="lower", **kw)
+    assert lower.delta(0.0) == 0.0

@@ -431,6 +431,14 @@ class ComposedPLD:
         pf = p * f if f is not None else p
         cut = l_pos[0] if (self.tilt > 0 and start > 0 and l_pos.size) else -np.inf
         if self.tilt > 0:
+            # below the loss where the untilting factor reaches e^300, δ is not evaluated even
+            # when the window starts above it: the tails' weight there, e^{log_scale − λε},
+            # could pass the e^700 the δ functional caps it at (found by review: a window
+            # starting at loss 890 with log_scale 800 read δ(0) as 1.9e-22 with tails of e^50)
+            floor = (self.log_scale - _MAX_LOG_UNTILT) / self.tilt
+            if floor > 0:
+                cut = max(cut, floor)
+        if self.tilt > 0:
             f_sum, g_disc = suffix(f), discounted(f)
         else:  # f ≡ 1: the suffix sums are a count and a geometric sum
             count = np.arange(l_pos.size, -1, -1, dtype=float)

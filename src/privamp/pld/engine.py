@@ -1108,7 +1108,9 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                     lambda hh, it=sets[name], rg=ranges_by_set[name], tl=tail_total,
                     tt=tilt: _compose_set(it, rg, hh, "upper", tl, tt, cache,
                                           tail_at=eps if tt > 0 else 0.0), h_u, "upper")
-                uppers[name] = comp.delta(eps)
+                value = comp.delta(eps)
+                # (a composition whose sums are not finite certifies nothing: 1 is valid)
+                uppers[name] = value if value <= 1.0 else 1.0
                 sizes[f"upper/{name}"] = comp.fft_size
         except (NumericalError, InvalidParameterError):
             # the finer grid, or the tilted window, does not fit (with a fixed grid_step the
@@ -1133,8 +1135,12 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
             # lower side too (σ 0.5, q 1e-4, 10⁴ steps, δ(4): 0.47 % wide in 61 s; the tilted
             # pass on a 1.7× coarser grid gives 0.0011 % in 18 s). Where the coarser grid
             # misses the target (it may not resolve the bulk of a step's loss), the lower side
-            # of the pass before is composed as well, and the larger lower end kept
+            # of the pass before is composed as well, and the larger lower end kept. No pass
+            # follows it (as none followed a coarsened pass before)
             fallback = (best, coarsened_before)
+            best = (upper, worst, sets, ranges_by_set, tilts, tail_total, h_l, all_items, total,
+                    var, mean, dict(sizes), h_u)
+            break
         # every pass's upper end is certified: keep the smallest (a tilted pass can be worse,
         # e.g. at ε = 0 below its cut, where it reports 1)
         if best is None or upper < best[0]:
@@ -1197,7 +1203,9 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
             comp = fit(lambda hh: _compose_set(sets_[worst_], ranges_[worst_], hh, "lower",
                                                tail_, tilt, cache,
                                                tail_at=eps if tilt > 0 else 0.0), h, "lower")
-            return _checked_lower(comp.delta(eps), upper), comp.fft_size, comp.h
+            value = comp.delta(eps)
+            value = value if value >= 0.0 else 0.0  # not finite: 0 is a valid lower end
+            return _checked_lower(value, upper), comp.fft_size, comp.h
 
         # the lower end bounds the worst orientation of the pass that set the upper end, and
         # hence δ (a lower bound of any orientation is one of the maximum)
