@@ -311,8 +311,10 @@ def _discounted_suffix(v: np.ndarray, h: float) -> tuple[np.ndarray, float]:
     below e^{700} (and Bh ≤ 500), so no sum overflows. Values summing beyond e^600 (or not
     finite) give NaN: nothing is certified from them.
 
-    Rounding: each computed ``C_j`` is within ``(n + 8) u Σ_{k≥j} |v_k| e^{−(k−j)h}`` (the
-    products' and exponentials' relative errors and the sums'; the carried errors decay) plus
+    Rounding: each computed ``C_j`` is within ``(n + 8 + 2 min(500, n h)) u`` times
+    ``Σ_{k≥j} |v_k| e^{−(k−j)h}`` (the products' and sums' relative errors, and the scale
+    factors': each e^{(end−k)h} is within about ``(end − k) h · u`` of exact, its argument
+    rounded, and two of them meet in a term; the carried errors decay) plus
     an absolute ``(n + 8)·2^{−1074}`` for results and products in the subnormal range, which is
     the second value returned."""
     n = v.size
@@ -468,11 +470,14 @@ class ComposedPLD:
             w = np.where(np.isfinite(l_j), np.exp(np.minimum(eps - l_j, 0.0)), 0.0)
             body = a_sum[j] - w * c_sum[j]
             # sums and recurrences: error ≤ (n + 8) u Σ|terms| (the recurrence's errors decay
-            # geometrically, so the same bound holds for it)
+            # geometrically, so the same bound holds for it); the discounted sums also carry
+            # the rounding of their scale factors e^{(end−k)h}, whose arguments reach
+            # min(500, n h) within a block: 2u of that per term (:func:`_discounted_suffix`)
+            disc = (n_sum + 8 + 2 * min(500.0, n_sum * self.h)) * ULP
             if a_abs is None:  # upper side: the masses are non-negative
-                err = (n_sum + 8) * ULP * (a_sum[j] + w * c_sum[j])
+                err = (n_sum + 8) * ULP * a_sum[j] + disc * w * c_sum[j]
             else:
-                err = (n_sum + 8) * ULP * (a_abs[j] + w * c_abs[j])
+                err = (n_sum + 8) * ULP * a_abs[j] + disc * w * c_abs[j]
             # and in the subnormal range an absolute 2^-1075 per product, sum and quotient
             # (the masses times f, both suffix sums, :func:`_discounted_suffix`)
             err = err + 4 * (n_sum + 8) * math.ulp(0.0) * (1 + w)
@@ -480,7 +485,7 @@ class ComposedPLD:
                 # Σ of the δ weights f_k (1 − e^{ε − l_k}) over the losses above ε, rounded up:
                 # each stored mass is within spectral_coeff of its exact value
                 g_sum = np.maximum(f_sum[j] - w * g_disc[j], 0.0) * (1 + 1e-9) \
-                    + (n_sum + 8) * ULP * f_sum[j] + 1e-300
+                    + disc * f_sum[j] + 1e-300
                 err = err + g_sum * self.spectral_coeff
         body = np.maximum(body, 0.0)
         # mass beyond the window (missing, or aliased into it) weighs at most the untilting
