@@ -10,6 +10,7 @@ import os
 import time
 from pathlib import Path
 
+import mpmath
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -20,6 +21,25 @@ settings.register_profile(
 settings.register_profile("ci", deadline=None, max_examples=60, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+#: mpmath's precision (decimal digits) for a test whose module does not set ``MPMATH_DPS``.
+MPMATH_DEFAULT_DPS = 50
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision(request):
+    """Every test starts at its module's mpmath precision, ``MPMATH_DPS`` (default
+    :data:`MPMATH_DEFAULT_DPS`), and mpmath's global context is restored after it. A module that
+    set ``mpmath.mp.dps`` at import, or a test that set it and left it, made the precision of
+    other tests depend on which modules were collected and which tests ran before them on the
+    same worker."""
+    saved = mpmath.mp.prec
+    mpmath.mp.dps = getattr(request.module, "MPMATH_DPS", MPMATH_DEFAULT_DPS)
+    try:
+        yield
+    finally:
+        mpmath.mp.prec = saved
+
 
 #: ../shared next to the repository (read-only data, the CLI contract checker).
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -30,7 +30,8 @@ from privamp.pld.fourier import (
 from privamp.pld.mixture import MixturePLD
 from privamp.sampling import WOR, WR, MultiplicityPmf, MustOW, MustWO, MustWW, Poisson
 
-mp.mp.dps = 30
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 30
 
 # ---------------------------------------------------------------------------------------------
 # mpmath oracles, from the paper's formulas

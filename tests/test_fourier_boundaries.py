@@ -33,7 +33,8 @@ from privamp.pld.fourier import fourier_accountant
 from privamp.pld.mixture import MixturePLD
 from privamp.sampling import WOR, Poisson
 
-mp.mp.dps = 40
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 40
 
 DELTAS = (1e-3, 1e-6, 1e-9, 1e-12)
 

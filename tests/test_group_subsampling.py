@@ -122,7 +122,8 @@ def test_below_the_post_hoc_bounds(k):
 
 # ---- one step: mpmath -------------------------------------------------------------------------
 
-mpmath.mp.dps = 40
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 40
 
 
 def _mp_hockey(theta, q, a, b, eps):

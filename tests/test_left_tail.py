@@ -24,7 +24,8 @@ from privamp.mechanisms.laplace import LaplaceProfile
 from privamp.pld.curves import PoissonPairCurve, ProfileCurve
 from privamp.pld.engine import _left_end
 
-mpmath.mp.dps = 50
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 50
 
 RATES = [1e-9, 1e-6, 0.01, 0.5, 1.0]
 PAIRS = [(1.0, 1e-3), (0.1, 1e-6), (3.0, 0.2), (0.0, 1e-5)]

@@ -34,7 +34,8 @@ from privamp.pld.distribution import StepPLD
 from privamp.pld.grids import ATOM_LIFT, _atom_offset, _finite_atoms, _snap
 from privamp.sampling import WOR, WR, Poisson
 
-mpmath.mp.dps = 50
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 50
 
 THETAS = [0.3, 1.0, 4.0]
 RATES = [None, 1.0, 0.5, 0.01, 1e-4, 1e-7]

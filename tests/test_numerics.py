@@ -37,7 +37,8 @@ from privamp._numerics import (
 )
 
 mp = mpmath.mp
-mp.dps = 60
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 60
 
 FMAX = float(np.finfo(float).max)
 INF = math.inf

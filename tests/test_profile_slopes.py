@@ -21,7 +21,8 @@ from privamp.mechanisms.gaussian import GaussianMechanism, GaussianProfile
 from privamp.pld.curves import ProfileCurve
 from privamp.sampling import WithoutReplacement, WithReplacement
 
-mpmath.mp.dps = 40
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 40
 
 EPS = np.array([1e-12, 1e-6, 1e-3, 0.05, 0.5, 1.0, 3.0, 10.0, 40.0, 300.0, 1e4])
 

@@ -23,7 +23,8 @@ from privamp import (
 from privamp.divergences import hockey_stick, hockey_stick_density
 from privamp.errors import InvalidParameterError
 
-mp.mp.dps = 80
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 80
 
 
 def mp_gauss_delta(theta, eps):

@@ -44,7 +44,8 @@ def test_reference_table(row):
 
 # ---- the exact curves for t = 2 ---------------------------------------------------------------
 
-mp.mp.dps = 30
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 30
 
 
 def _call(strike, theta):

@@ -42,7 +42,8 @@ from privamp.rdp import (
     rdp_from_profile,
 )
 
-mp.mp.dps = 50
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 50
 
 ORDERS = np.array([1.0 + 1e-9, 1.0 + 1e-6, 1.01, 1.5, 2.0, 2.5, 3.0, 7.3, 32.0, 100.5, 1024.0,
                    1e4])

@@ -25,7 +25,8 @@ from privamp.amplification._tables import X_MAX
 from privamp.mechanisms import RandomizedResponse
 from privamp.sampling import Poisson
 
-mp.mp.dps = 30
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 30
 
 
 def _gauss(theta):
