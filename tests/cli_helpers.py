@@ -31,3 +31,16 @@ def run_error(argv, capsys):
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and "Traceback" not in err
     return lines[0]
+
+
+def distinct_colours(image) -> int:
+    """The number of distinct colours of an image read by ``matplotlib.image.imread`` (floats in
+    [0, 1], RGB or RGBA; a PNG holds 8 bits per channel, so ×255 and rounding is exact): each
+    pixel packed into one integer, which NumPy counts ~30× faster than rows (``axis=0``)."""
+    import numpy as np
+
+    channels = np.rint(np.asarray(image, dtype=float) * 255).astype(np.uint64)
+    packed = np.zeros(channels.shape[:-1], dtype=np.uint64)
+    for c in range(channels.shape[-1]):
+        packed = (packed << np.uint64(8)) | channels[..., c]
+    return int(np.unique(packed.ravel()).size)
