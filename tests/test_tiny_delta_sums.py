@@ -242,3 +242,17 @@ def test_tilted_delta_is_not_read_where_the_tail_weight_passes_its_cap():
     assert upper.epsilon(1e-20) >= 500.0  # the cut: e^{800 − ε} ≤ e^300
     lower = ComposedPLD(kind="lower", **kw)
     assert lower.delta(0.0) == 0.0
+
+
+def test_width_note_names_the_reason_of_the_pass_kept():
+    """The note on a bracket wider than its target blames the memory bound only when it
+    coarsened the pass whose lower side was kept (``pld_delta`` may keep the lower side of the
+    pass before a coarsened one); otherwise the lower side's FFT budget."""
+    from privamp.pld.engine import _width_note
+
+    assert _width_note(1.0, 1.001, 0.01, True, "δ") == ""  # within the target: no note
+    coarse = _width_note(1.0, 1.1, 0.01, True, "δ")
+    budget = _width_note(1.0, 1.1, 0.01, False, "δ")
+    assert "memory bound" in coarse and "FFT budget" not in coarse
+    assert "FFT budget" in budget and "memory bound" not in budget
+    assert "[1, 1.1]" in budget and "both ends are certified" in budget

@@ -473,13 +473,14 @@ def _min_spacing(ranges_by_set, grid_step: float | None, advice=None) -> float:
     return need
 
 
-def _width_note(low: float, upper: float, target: float, fitter: _Fitter, what: str) -> str:
+def _width_note(low: float, upper: float, target: float, coarsened: bool, what: str) -> str:
     """The warning text (also :attr:`PldResult.accuracy_note`) for a bracket wider than its
-    target, or "" when it is not."""
+    target, or "" when it is not; ``coarsened``: whether the memory bound coarsened the grid of
+    the pass whose lower side gave ``low``."""
     if low is None or not math.isfinite(upper) or upper - low <= target * (1 + 1e-9):
         return ""
     why = (f"the memory bound ({_distribution.MAX_FFT:,} grid points) allows no finer grid"
-           if fitter.coarsened else "refinement of the lower side stopped at its FFT budget")
+           if coarsened else "refinement of the lower side stopped at its FFT budget")
     rel = (upper - low) / upper if upper > 0 else math.inf
     return (f"the certified {what} bracket [{low:.6g}, {upper:.6g}] is {upper - low:.3g} wide "
             f"({100 * rel:.3g} % of the upper end), wider than the target {target:.3g}: {why}; "
@@ -951,7 +952,7 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         low, h_l = _refine_lower(lower_side, h_l, upper, target_w, grid_step is not None,
                                  sizes, f"lower/{worst}", all_items,
                                  lambda h: _step_points(ranges_by_set, h))
-        accuracy = _width_note(low, upper, target_w, fit, "ε")
+        accuracy = _width_note(low, upper, target_w, fit.coarsened, "ε")
         if accuracy:
             warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
     elif fit.coarsened and math.isfinite(upper):
@@ -1213,13 +1214,14 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
                              sizes, key, items_, lambda h: _step_points(ranges_, h))
 
     lower, h = lower_stage(best, fit.coarsened, f"lower/{worst}")
+    coarsened = fit.coarsened  # of the pass whose lower side is kept (the width note says why)
     if fallback is not None and upper - lower > rel * upper:
         before, coarsened_before = fallback
         low_before, h_before = lower_stage(before, coarsened_before,
                                            f"lower/{before[1]}/before")
         if low_before > lower:
-            lower, h = low_before, h_before
-    accuracy = _width_note(lower, upper, rel * upper, fit, "δ")
+            lower, h, coarsened = low_before, h_before, coarsened_before
+    accuracy = _width_note(lower, upper, rel * upper, coarsened, "δ")
     if accuracy:
         warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
     return PldResult(Bracket(lower, upper), worst, h_u, h, sizes, time.perf_counter() - start,
