@@ -107,7 +107,9 @@ def must_ow():
 
 @pytest.fixture(scope="module")
 def must_ow_mp():
-    return MpPair.substitution(must_ow_weights(**OW), 4.0)
+    # module-scoped: built before the per-test precision fixture runs, so at this module's own
+    with mp.workdps(MPMATH_DPS):
+        return MpPair.substitution(must_ow_weights(**OW), 4.0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,8 @@ from privamp.profiles import MinimumProfile
 from privamp.sampling import Poisson
 from simple_pld import simple_split_delta
 
-mpmath.mp.dps = 40
+#: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
+MPMATH_DPS = 40
 
 QS = (1e-6, 0.01, 0.3, 1.0)
 THETAS = (0.05, 0.5, 2.0, 10.0)

@@ -43,7 +43,8 @@ def _laplace(theta):
 
 def _rr(p):
     def delta(e):
-        return max(mp.mpf(0), p - mp.exp(e) * (1 - p))
+        q = mp.mpf(p)  # at the precision of the call
+        return max(mp.mpf(0), q - mp.exp(e) * (1 - q))
     return delta
 
 
@@ -52,7 +53,8 @@ MECHANISMS = {
     "gaussian-1": (GaussianMechanism(1.0, relation="substitute"), _gauss(mp.mpf(1)), 1e-4),
     "gaussian-4": (GaussianMechanism(4.0, relation="substitute"), _gauss(mp.mpf(1) / 4), 1e-4),
     "laplace-0.5": (LaplaceMechanism(0.5, relation="substitute"), _laplace(mp.mpf(2)), None),
-    "rr-0.8": (RandomizedResponse(0.8, relation="substitute"), _rr(mp.mpf("0.8")), None),
+    # an exact decimal string: the mpf is rounded at the precision current when it is used
+    "rr-0.8": (RandomizedResponse(0.8, relation="substitute"), _rr("0.8"), None),
 }
 
 

@@ -201,6 +201,16 @@ def test_binned_log_mgf_bounds_the_exact_one(size):
     assert np.all(bound <= exact + np.abs(lam) * width * h + 1e-9)
     if size <= _MGF_BINS:
         assert np.array_equal(bound, exact)
+    # bins at most max_width wide (what the Chernoff windows ask for): still upper bounds,
+    # within |λ| (W − 1) h of the exact value; no binning below one spacing or for NaN
+    for max_width in (0.0, 0.5 * h, 3 * h, 1e6 * h, math.nan, -1.0):
+        w = step._bin_width(max_width)
+        assert w == 0 or (w > 1 and (w - 1) * h <= max_width * (1 + 1e-12) and w <= width)
+        capped = step.log_mgf_bound(lam, max_width)
+        assert np.all(capped >= ref)
+        assert np.all(capped <= exact + np.abs(lam) * max(w - 1, 0) * h + 1e-9)
+        if w == 0:
+            assert np.array_equal(capped, exact)
 
 
 @pytest.mark.parametrize("max_fft", [2**20, 2**18])
@@ -258,7 +268,7 @@ def test_width_note_names_the_reason_of_the_pass_kept():
     assert "[1, 1.1]" in budget and "both ends are certified" in budget
 
 
-@pytest.mark.parametrize("count", [1, 10**4, 10**7])
+@pytest.mark.parametrize("count", [1, 100, 10**4, 10**7])
 def test_binned_windows_stay_within_a_thousandth_of_a_deviation(monkeypatch, count):
     """The binned log-MGF (``StepPLD.log_mgf_bound``) widens a Chernoff window of c copies by
     c (W − 1) h on each side. Bins of n/8192 points whatever c widened the window of 10⁷ steps
@@ -273,9 +283,12 @@ def test_binned_windows_stay_within_a_thousandth_of_a_deviation(monkeypatch, cou
     x = (np.arange(size) - size // 3) * h
     masses = np.exp(-0.5 * ((x - 1.0) / 2.0) ** 2)
     masses /= masses.sum()
+    step = StepPLD(h, -(size // 3), masses, 0.0, "upper")
+    sd = math.sqrt(count * step.mean_var()[1])
+    if count <= 100:  # the bins are in use here (wider than one grid point)
+        assert step._bin_width(1e-3 * sd / count) > 1
     binned = _window([(StepPLD(h, -(size // 3), masses, 0.0, "upper"), count)], math.log(1e-20))
     monkeypatch.setattr(distribution, "_MGF_BINS", 10**9)  # no binning: the exact log-MGF
     exact = _window([(StepPLD(h, -(size // 3), masses, 0.0, "upper"), count)], math.log(1e-20))
-    sd = math.sqrt(count * StepPLD(h, -(size // 3), masses, 0.0, "upper").mean_var()[1])
     assert binned[0] <= exact[0] + 1e-9 * sd and exact[1] <= binned[1] + 1e-9 * sd
     assert exact[0] - binned[0] <= 1e-3 * sd + 2 * h and binned[1] - exact[1] <= 1e-3 * sd + 2 * h

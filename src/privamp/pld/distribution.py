@@ -217,8 +217,10 @@ class StepPLD:
         if n <= _MGF_BINS:
             return 0
         width = -(-n // _MGF_BINS)
-        if max_width < math.inf:
-            width = min(width, 1 + int(max(max_width, 0.0) / self.h))
+        if not max_width >= 0.0:  # NaN or negative: no binning
+            return 0
+        if max_width < (width - 1) * self.h:
+            width = 1 + int(max_width // self.h)
         return width if width > 1 else 0
 
     def _log_mgf(self, lam: np.ndarray, binned: int) -> np.ndarray:
@@ -713,7 +715,7 @@ def _memo(step: StepPLD) -> dict:
 
 def _step_log_mgf(step: StepPLD, lam: np.ndarray, max_width: float = math.inf) -> np.ndarray:
     """:meth:`StepPLD.log_mgf_bound` on ``lam`` with bins at most ``max_width`` wide, memoised
-    on the step (at most four grids)."""
+    on the step (at most four (λ grid, bin width) pairs)."""
     mgfs = _memo(step).setdefault("mgf", {})
     key = (lam.tobytes(), step._bin_width(max_width))
     out = mgfs.get(key)

@@ -1217,10 +1217,14 @@ def pld_delta(events: Sequence[PldEvent], eps: float, *, delta_error: float | No
     coarsened = fit.coarsened  # of the pass whose lower side is kept (the width note says why)
     if fallback is not None and upper - lower > rel * upper:
         before, coarsened_before = fallback
+        # whether the memory bound coarsened that pass or its lower side (fit.coarsened only
+        # records, and is sticky: it is read around this stage alone, then restored)
+        kept, fit.coarsened = fit.coarsened, coarsened_before
         low_before, h_before = lower_stage(before, coarsened_before,
                                            f"lower/{before[1]}/before")
+        coarsened_fallback, fit.coarsened = fit.coarsened, kept or fit.coarsened
         if low_before > lower:
-            lower, h, coarsened = low_before, h_before, coarsened_before
+            lower, h, coarsened = low_before, h_before, coarsened_fallback
     accuracy = _width_note(lower, upper, rel * upper, coarsened, "δ")
     if accuracy:
         warnings.warn(accuracy, AccuracyWarning, stacklevel=2)
