@@ -201,6 +201,34 @@ def test_only_the_last_few_ladder_steps_keep_a_memo():
     assert kept == [False] * 3 + [True] * dist._KEPT_STEPS
 
 
+def test_a_reused_id_does_not_keep_the_place_of_a_collected_step(monkeypatch):
+    """The kept steps are keyed by id(), and ids of collected steps are reused: a new step
+    under the id of a collected one went to that entry's old place and lost its memo before
+    older steps (a CI run saw the wrong step keep its memo after other tests had run)."""
+    import collections
+    import weakref
+
+    from privamp.pld import distribution as dist
+
+    monkeypatch.setattr(dist, "_KEPT", collections.OrderedDict())
+    steps = [_gaussian_step(1e-3 * (1 + k / 100)) for k in range(dist._KEPT_STEPS + 1)]
+
+    class Gone:
+        pass
+
+    dead = Gone()
+    # the first entry: a collected step that had the id the last step now has
+    dist._KEPT[id(steps[-1])] = weakref.ref(dead)
+    del dead
+    half = dist._KEPT_STEPS // 2
+    # kept in this order: steps[0 … half−1], steps[−1], steps[half …]; one too many, so the
+    # least recent, steps[0], loses its memo (not steps[−1] at the collected step's place)
+    for step in [*steps[:half], steps[-1], *steps[half:-1]]:
+        compose([(step, 10)], ladder=True)
+    kept = ["_memo" in step.__dict__ for step in steps]
+    assert kept == [False] + [True] * dist._KEPT_STEPS
+
+
 def test_an_accountant_pickled_by_an_earlier_version_loads():
     """Earlier versions pickled ``backend`` as a plain attribute and had no ``horizon``: such a
     state still loads, with the same ledger and answers."""

@@ -695,6 +695,10 @@ def _keep(step: StepPLD) -> None:
         return
     if "_memo" not in step.__dict__:
         object.__setattr__(step, "_memo", {})  # a frozen dataclass: its fields stay fixed
+    # an entry under this id is a collected step's (ids are reused): dropped, so that this
+    # step goes to the end (assigning to an existing key would keep the old entry's place, and
+    # the step would lose its memo before older ones)
+    _KEPT.pop(key, None)
     _KEPT[key] = weakref.ref(step)
     while len(_KEPT) > _KEPT_STEPS:
         _, old_ref = _KEPT.popitem(last=False)
