@@ -354,8 +354,9 @@ _GROUP_BOUND_NOTE = {
              "the Gaussian (Schuchardt et al. 2024) and the Laplace mechanism under Poisson, "
              "the mechanism's own group profile without sampling)",
     "coupling": "coupling group bound (the subsamples coupled draw by draw, the group's hit "
-                "count with the mechanism's group profiles, BBG Theorem 8; valid, not known to "
-                "be tight)",
+                "count with the mechanism's group profiles, BBG Theorem 8, and for the "
+                "Gaussian under WOR/WR the relaxed double mixture, the smaller; valid, not "
+                "known to be tight)",
     "post-hoc": "post-hoc group bound (Vadhan's lemma applied to the amplified profile of one "
                 "record at each step, or once to the composed one-record guarantee, whichever "
                 "is smaller: valid, not tight)",

@@ -109,8 +109,14 @@ the support) has that mass moved to its heaviest count, below J: a smaller shift
 mechanism must
 be given as a mechanism (a profile bounds an unknown mechanism from above only).
 Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(1000, 100),
-K = 2, 10 steps: [1.90, 4.41] — the true ε of the group lies in between, and the coupling
-bound may be that far above it.
+K = 2, 10 steps: [1.90, 2.22] (4.41 with the coupling bound alone, before the relaxed double
+mixture below) — the true ε of the group lies in between.
+
+**WOR and WR groups of the Gaussian: the relaxed double mixture.** A third upper bound joins
+the coupling and post-hoc bounds in the minimum: Σ_j w_j N(jθ, 1) against Σ_j w_j N(−jθ, 1), w
+the hit law (:class:`RelaxedGroupProfile`, with its proof: a reference batch outside the group,
+then the comonotone and convex-order steps above). Looser than the coupling bound at K = 1 and
+small ε, far tighter for K ≥ 2 at larger ε.
 
 The Laplace mechanism (θ = Δ/b) takes the same construction with Lap(·, 1) components
 (:class:`~privamp.pld.group_laplace.RealizedLaplaceGroupCurve`): the query is the same, only
@@ -159,12 +165,14 @@ from .._numerics import (
 )
 from .._validation import check_int, check_real
 from ..errors import UnsupportedCombinationError
-from ..profiles import MinimumProfile
+from ..profiles import MinimumProfile, PrivacyProfile
 from .curves import _SUBNORMAL_SLACK, PairCurve, ProfileCurve
 
-__all__ = ["MAX_SAMPLED_GROUP", "REALIZED_MAX_HITS", "TIGHT_MAX_GROUP", "GaussianMixtureCurve",
-           "GroupGaussianCurve", "RealizedGroupCurve", "check_group_reach", "group_bound",
-           "group_pair_curves", "realizable_group_curves", "split_names", "tight_pairs_apply"]
+__all__ = ["MAX_SAMPLED_GROUP", "REALIZED_MAX_HITS", "RELAXED_MAX_HITS", "TIGHT_MAX_GROUP",
+           "GaussianMixtureCurve", "GroupGaussianCurve", "RealizedGroupCurve",
+           "RelaxedGroupProfile", "check_group_reach", "group_bound", "group_pair_curves",
+           "realizable_group_curves", "relaxed_group_profile", "split_names",
+           "tight_pairs_apply"]
 
 #: The tight split pairs (Poisson under add/remove, Gaussian and Laplace) are composed for groups
 #: of at most this many records. The work is K + 1 compositions (one per split), each of a curve
@@ -690,6 +698,145 @@ class RealizedGroupCurve(_RealizedPair, GaussianMixtureCurve):
         self._up = self._lo = _DoubleMixture(mu, la, -nu, lb)
 
 
+#: The relaxed double mixture of WOR/WR groups (:class:`RelaxedGroupProfile`) keeps the hit
+#: counts up to the first J whose remaining mass is at most :data:`_RELAXED_TAIL` (that mass is
+#: added to δ in full), and is not used when J would exceed this (the coupling bound stands):
+#: at most 129 components per side.
+RELAXED_MAX_HITS = 128
+_RELAXED_TAIL = 1e-30
+#: A bound on the relative error of each weight of a hit law (MultiplicityPmf: within
+#: 32 ulp·(1 + |log w|) in log, below 2e-11 for every weight a double holds), with room to spare.
+_RELAXED_WEIGHT_REL = 1e-10
+
+
+class _RelaxedCurve(GaussianMixtureCurve):
+    """The curve of the double mixture of :class:`RelaxedGroupProfile` (its weights as given)."""
+
+    orientation = "symmetric"
+
+    def __init__(self, mix: _DoubleMixture):
+        self._up = self._lo = mix
+
+
+class RelaxedGroupProfile(PrivacyProfile):
+    """An upper bound on the profile of a group of K records under WOR or WR (substitution) of
+    the Gaussian mechanism (θ = Δ/σ, Δ the sensitivity under substitution): the curve of the
+    *relaxed double mixture*
+
+        P* = Σ_j w_j N(jθ, 1)   against   Q* = Σ_j w_j N(−jθ, 1),
+
+    w the law of the group's hit count (Hypergeometric(n, K, m) under WOR, Binomial(m, K/n)
+    under WR, :meth:`~privamp.sampling.SamplingScheme.group_multiplicity`).
+
+    *Proof.* Let D be the records outside the group G (the same in x and x'). Draw the
+    subsample through a reference batch Z of m records of D, independent of which positions
+    hit the group: under WR, m independent uniform draws from D, each position then replaced by
+    a uniform member of G with probability K/n; under WOR (n − K ≥ m), a uniform random order of
+    all n records, Z the first m records of D in it and the subsample its first m records — the
+    j members of G among them replace the last j records of Z, and the pattern of hits is
+    independent of Z. Given Z and the pattern S, the two subsamples are Z with j = |S|
+    substitutions (the members' records of x, resp. x'), so the mechanism's means are c + a_S
+    and c + b_S with c = f(Z), ‖a_S‖ ≤ jΔ and ‖b_S‖ ≤ jΔ. By joint convexity over Z it is enough
+    to bound each Z; there D_α is E[(Σ_S w_S X_S − α Σ_S w_S Y_S)⁺] with log-normal ratios
+    against N(c, σ²I), and the comonotone and convex-order steps of the Poisson claim (module
+    doc, (i) and (ii)) put every a_S on +e₁ and every b_S on −e₁ with norms |S|Δ: the pair above.
+    The reverse order of the datasets gives the reflected pair, whose curve is the same, so the
+    curve bounds both orientations. The constraint ‖a_S − b_S‖ ≤ jΔ is dropped (hence
+    "relaxed": P* and Q*'s j-th components are 2jθ apart), so at K = 1 and at small ε the
+    coupling bound is smaller; for K ≥ 2 at larger ε this one is smaller by orders of magnitude
+    (the coupling bound's joint convexity over the hit count evaluates each multi-hit term
+    against N(0) alone). The group uses the pointwise smaller (:func:`group_pair_curves`).
+
+    Certification: each centre jθ is rounded up (D_α grows with every shift, step (ii)); each
+    weight w̃_j is within a relative r of the true w_j (:data:`_RELAXED_WEIGHT_REL`), so P ≤
+    P̃/(1 − r) and Q ≥ Q̃/(1 + r), whence D_α(P‖Q) ≤ D_{α(1−r)/(1+r)}(P̃‖Q̃)/(1 − r): the curve
+    is read at ε − 3r and raised by 4r (below ε = 3r, at 0 plus 6r: the curve's slope in α is at
+    least −Q̃(Ω) ≥ −2); hit counts beyond J (and a law's truncated tail) are dropped from both
+    sides and their mass τ added in full (joint convexity again, D_α ≤ τ for that part).
+    """
+
+    is_curve = False
+    relation = None  # set in __init__ (substitution)
+
+    def __init__(self, theta: float, law: Any, relation: Any):
+        self.theta = check_real("theta", theta, "(0, inf)")
+        self.relation = relation
+        lw = np.asarray(law.log_pmf, dtype=float)
+        # log P(hits > j) for each j (running sums of the pmf from the top; they only choose J
+        # and bound the dropped mass below, raised by the weights' relative error)
+        above = np.append(np.logaddexp.accumulate(lw[::-1])[::-1][1:], -np.inf)
+        above = np.logaddexp(above, law.log_tail)
+        small = np.flatnonzero(above <= math.log(_RELAXED_TAIL))
+        self.hits = int(small[0]) if small.size else lw.size - 1
+        if self.hits > RELAXED_MAX_HITS or not small.size:
+            raise UnsupportedCombinationError(
+                f"the relaxed group pair keeps at most {RELAXED_MAX_HITS} hit counts")
+        rest = above[self.hits]
+        # the dropped mass: its running sum has an ulp or two of error per term added, far
+        # inside the relative allowance
+        self.log_tau = (float(rest + 2 * _RELAXED_WEIGHT_REL + 64 * ULP * (1 + abs(rest)))
+                        if rest > -math.inf else -math.inf)
+        mu = np.array([mul_up(float(j), self.theta) for j in range(self.hits + 1)])
+        la = lw[:self.hits + 1]
+        self._curve = _RelaxedCurve(_DoubleMixture(mu, la, -mu, la))
+
+    def _log_delta(self, eps):
+        eps = np.asarray(eps, dtype=float)
+        r = _RELAXED_WEIGHT_REL
+        with np.errstate(invalid="ignore"):
+            shifted = np.where(np.isfinite(eps), np.maximum(eps - 3 * r, 0.0), eps)
+            val = self._curve.log_upper(shifted) + math.log1p(4 * r)
+            near = eps - 3 * r < 0
+            if np.any(near):
+                val[near] = np.logaddexp(val[near], math.log(6 * r))
+            val = np.logaddexp(val, self.log_tau)
+        return np.minimum(round_up_log(val, ulps=8), 0.0)
+
+    def _log_delta_lower(self, eps):
+        # a lower bound on the relaxed pair's δ (the function represented): its curve's lower
+        # value at ε + 3r, lowered by 4r (the same weight argument, the other way)
+        eps = np.asarray(eps, dtype=float)
+        r = _RELAXED_WEIGHT_REL
+        with np.errstate(invalid="ignore"):
+            val = self._curve.log_lower(eps + 3 * r) + math.log1p(-4 * r)
+        return np.minimum(round_down_log(val, ulps=8), 0.0)
+
+    def __repr__(self) -> str:
+        return f"RelaxedGroupProfile(theta={self.theta!r}, hits={self.hits})"
+
+
+def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: int,
+                          group_privacy: Any = None) -> RelaxedGroupProfile | None:
+    """:class:`RelaxedGroupProfile` for a group of ``group_size`` ≥ 2 records of the Gaussian
+    mechanism (a mechanism, stated under substitution) under WOR (with n − K ≥ m) or WR, the
+    relation ``relation`` (resolved) substitution and white-box group privacy; ``None`` for any
+    other combination, or when the hit law needs more than :data:`RELAXED_MAX_HITS` counts."""
+    from ..mechanisms.gaussian import GaussianMechanism
+    from ..profiles import GroupPrivacy
+    from ..relations import NeighbouringRelation
+    from ..sampling.schemes import WithoutReplacement, WithReplacement
+
+    if group_size < 2 or type(scheme) not in (WithoutReplacement, WithReplacement):
+        return None
+    if relation is not NeighbouringRelation.SUBSTITUTE:
+        return None
+    if not (type(source) is GaussianMechanism and source.relation is relation
+            and source.theta > 0):
+        return None
+    if group_privacy is not None and \
+            GroupPrivacy.parse(group_privacy) is GroupPrivacy.BLACK_BOX:
+        return None
+    if type(scheme) is WithoutReplacement and scheme.n - group_size < scheme.m:
+        return None  # no reference batch of m records outside the group
+    law = scheme.group_multiplicity(group_size, relation)
+    if law is None:
+        return None
+    try:
+        return RelaxedGroupProfile(source.theta, law, relation)
+    except UnsupportedCombinationError:
+        return None
+
+
 def _poisson_gaussian_ok(source, scheme, relation) -> bool:
     from ..mechanisms.gaussian import GaussianMechanism, GaussianProfile
     from ..relations import NeighbouringRelation
@@ -839,7 +986,11 @@ def group_pair_curves(source: Any, scheme: Any, relation: Any, group_size: int,
     if scheme.group_multiplicity(k, rel) is None:
         return {"symmetric": ProfileCurve(post_hoc)}, "post-hoc"
     coupled = amplify(source, scheme, rel, group_privacy, group_size=k)
-    return {"symmetric": ProfileCurve(MinimumProfile([coupled, post_hoc]))}, "coupling"
+    parts = [coupled, post_hoc]
+    relaxed = relaxed_group_profile(source, scheme, rel, k, group_privacy)
+    if relaxed is not None:
+        parts.append(relaxed)
+    return {"symmetric": ProfileCurve(MinimumProfile(parts))}, "coupling"
 
 
 def _realized_curve_class(source, scheme, relation):
