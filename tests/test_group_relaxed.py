@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from privamp import Accountant, GaussianMechanism, LaplaceMechanism
+from privamp import Accountant, GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.pld import group as group_mod
 from privamp.pld.group import RelaxedGroupProfile, group_pair_curves, relaxed_group_profile
 from privamp.profiles import MinimumProfile
@@ -34,6 +34,10 @@ MPMATH_DPS = 40
 
 def _mech(sigma=2.0):
     return GaussianMechanism(sigma, relation="substitute")
+
+
+def _laplace(scale=2.0):
+    return LaplaceMechanism(scale, relation="substitute")
 
 
 def _mp_relaxed(weights, theta, eps):
@@ -61,30 +65,64 @@ def _mp_relaxed(weights, theta, eps):
     return tails(lo, 1) - alpha * tails(lo, -1)
 
 
+def _mp_relaxed_laplace(weights, theta, eps):
+    """The same for unit Laplace components: ∫ (p − αq)⁺ at 40 digits, split at every centre
+    and at the crossing (the loss is non-decreasing and piecewise smooth between centres)."""
+    w = [mp.mpf(x) for x in weights]
+    theta = mp.mpf(theta)
+    alpha = mp.e ** mp.mpf(eps)
+
+    def p(t):
+        return mp.fsum(wj * mp.exp(-abs(t - j * theta)) / 2 for j, wj in enumerate(w))
+
+    def q(t):
+        return mp.fsum(wj * mp.exp(-abs(t + j * theta)) / 2 for j, wj in enumerate(w))
+
+    def g(t):
+        return p(t) - alpha * q(t)
+
+    lo, hi = -len(w) * theta - 1, len(w) * theta + 1
+    if g(hi) <= 0:  # beyond the largest loss: no mass above ε anywhere
+        return mp.mpf(0)
+    lo_t, hi_t = mp.mpf(lo), mp.mpf(hi)
+    for _ in range(200):
+        mid = (lo_t + hi_t) / 2
+        if g(mid) < 0:
+            lo_t = mid
+        else:
+            hi_t = mid
+    # g > 0 exactly above the crossing; the centres above it are the integrand's kinks
+    pts = [hi_t] + [j * theta for j in range(len(w)) if j * theta > hi_t] + [mp.inf]
+    return mp.quad(lambda t: max(g(t), 0), pts)
+
+
 def _exact_weights(scheme, k):
     if isinstance(scheme, WOR):
         n, m = scheme.n, scheme.m
         return [mp.binomial(k, j) * mp.binomial(n - k, m - j) / mp.binomial(n, m)
                 for j in range(k + 1)]
     p = mp.mpf(k) / scheme.n
-    # counts up to 30 (the reference drops a mass below 1e-50 at the rates tested: a relative
-    # change far inside the tolerance of the values compared)
+    # counts up to 20 (the reference drops a mass below 1e-30 at the rates tested: far below
+    # the tolerance of the values compared)
     return [mp.binomial(scheme.m, j) * p ** j * (1 - p) ** (scheme.m - j)
-            for j in range(min(scheme.m, 30) + 1)]
+            for j in range(min(scheme.m, 20) + 1)]
 
 
 @pytest.mark.parametrize("scheme,k", [(WOR(60000, 600), 2), (WOR(60000, 600), 4),
                                       (WR(60000, 600), 2), (WR(1000, 100), 3),
                                       (WOR(100, 50), 2)])
-def test_values_against_a_40_digit_evaluation(scheme, k):
-    sigma = 2.0
-    prof = relaxed_group_profile(_mech(sigma), scheme, S, k)
-    assert isinstance(prof, RelaxedGroupProfile)
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_values_against_a_40_digit_evaluation(scheme, k, family):
+    noise = 2.0
+    mech = _mech(noise) if family == "gaussian" else _laplace(noise)
+    prof = relaxed_group_profile(mech, scheme, S, k)
+    assert isinstance(prof, RelaxedGroupProfile) and prof.family == family
     w = _exact_weights(scheme, k)
     eps = np.array([0.0, 0.01, 0.1, 0.5, 1.0, 2.0])
     got = np.exp(prof._log_delta(eps))
+    reference = _mp_relaxed if family == "gaussian" else _mp_relaxed_laplace
     for e, g in zip(eps, got, strict=True):
-        ref = _mp_relaxed(w, 1 / sigma, e)
+        ref = reference(w, 1 / noise, e)
         if ref < mp.mpf("1e-290"):
             continue
         assert g >= ref, (e, g, ref)
@@ -106,21 +144,30 @@ def _laws(scheme, k, phi_x, phi_xp):
     return px, pxp
 
 
-def _hockey(p, q, eps, sigma):
-    """∫ (dP − e^ε dQ)⁺ of two Gaussian mixtures (means in units of Δ, noise σ), numerically
-    (absolute error ~1e-12)."""
+def _hockey(p, q, eps, sigma, family="gaussian"):
+    """∫ (dP − e^ε dQ)⁺ of two Gaussian (Laplace) mixtures (means in units of Δ, noise σ
+    (scale b = σ)), numerically (absolute error ~1e-12)."""
     mp_, wp = np.array(list(p)), np.array(list(p.values()))
     mq, wq = np.array(list(q)), np.array(list(q.values()))
     alpha = math.exp(eps)
 
-    def f(z):
-        dp = np.sum(wp * np.exp(-0.5 * ((z - mp_) / sigma) ** 2))
-        dq = np.sum(wq * np.exp(-0.5 * ((z - mq) / sigma) ** 2))
-        return max(dp - alpha * dq, 0.0) / (sigma * math.sqrt(2 * math.pi))
+    if family == "gaussian":
+        def f(z):
+            dp = np.sum(wp * np.exp(-0.5 * ((z - mp_) / sigma) ** 2))
+            dq = np.sum(wq * np.exp(-0.5 * ((z - mq) / sigma) ** 2))
+            return max(dp - alpha * dq, 0.0) / (sigma * math.sqrt(2 * math.pi))
+        reach = 12 * sigma
+    else:
+        def f(z):
+            dp = np.sum(wp * np.exp(-np.abs(z - mp_) / sigma))
+            dq = np.sum(wq * np.exp(-np.abs(z - mq) / sigma))
+            return max(dp - alpha * dq, 0.0) / (2 * sigma)
+        reach = 40 * sigma
 
-    lo = min(mp_.min(), mq.min()) - 12 * sigma
-    hi = max(mp_.max(), mq.max()) + 12 * sigma
-    pts = np.linspace(lo, hi, 41)
+    lo = min(mp_.min(), mq.min()) - reach
+    hi = max(mp_.max(), mq.max()) + reach
+    # the Laplace densities' kinks at the centres are integration breakpoints
+    pts = np.unique(np.concatenate([np.linspace(lo, hi, 41), mp_, mq]))
     return sum(integrate.quad(f, a, b, epsabs=1e-14, epsrel=1e-10, limit=200)[0]
                for a, b in zip(pts[:-1], pts[1:], strict=True))
 
@@ -141,10 +188,12 @@ def _datasets(n, k, rng):
 @pytest.mark.parametrize("scheme,k", [(WOR(6, 3), 2), (WOR(5, 3), 2), (WOR(7, 2), 3),
                                       (WR(4, 3), 2), (WR(5, 2), 3)])
 @pytest.mark.parametrize("sigma", [0.5, 2.0])
-def test_bounds_every_enumerated_pair_of_small_datasets(scheme, k, sigma):
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_bounds_every_enumerated_pair_of_small_datasets(scheme, k, sigma, family):
     """Both orders of the datasets, at ε from 0 to 3: the brute-force divergence never exceeds
     the relaxed profile (WOR(5, 3), K = 2 is the boundary n − K = m)."""
-    prof = relaxed_group_profile(_mech(sigma), scheme, S, k)
+    mech = _mech(sigma) if family == "gaussian" else _laplace(sigma)
+    prof = relaxed_group_profile(mech, scheme, S, k)
     assert prof is not None
     rng = np.random.default_rng(20261128)
     eps = [0.0, 0.25, 1.0, 3.0]
@@ -153,7 +202,7 @@ def test_bounds_every_enumerated_pair_of_small_datasets(scheme, k, sigma):
         px, pxp = _laws(scheme, k, phi_x, phi_xp)
         for e, b in zip(eps, bound, strict=True):
             for p, q in ((px, pxp), (pxp, px)):
-                assert _hockey(p, q, e, sigma) <= b + 1e-11, (phi_x, phi_xp, e)
+                assert _hockey(p, q, e, sigma, family) <= b + 1e-11, (phi_x, phi_xp, e)
 
 
 def test_where_it_applies():
@@ -168,10 +217,13 @@ def test_where_it_applies():
     # WOR without a reference batch outside the group (n − K < m)
     assert relaxed_group_profile(m, WOR(10, 9), S, 2) is None
     assert relaxed_group_profile(m, WOR(10, 8), S, 2) is not None
-    # other mechanisms, relations, schemes
-    assert relaxed_group_profile(LaplaceMechanism(1.0, relation="substitute"), WOR(100, 10),
-                                 S, 2) is None
+    # the Laplace mechanism too; not a profile, another relation or another mechanism
+    assert relaxed_group_profile(_laplace(), WOR(100, 10), S, 2).family == "laplace"
     assert relaxed_group_profile(m.profile(), WOR(100, 10), S, 2) is None
+    assert relaxed_group_profile(_laplace().profile(), WOR(100, 10), S, 2) is None
+    assert relaxed_group_profile(GaussianMechanism(2.0), WOR(100, 10), S, 2) is None
+    rr = RandomizedResponse(0.7, relation="substitute")
+    assert relaxed_group_profile(rr, WOR(100, 10), S, 2) is None
     assert relaxed_group_profile(GaussianMechanism(2.0), Poisson(0.1),
                                  NeighbouringRelation.ADD_REMOVE, 2) is None
     assert relaxed_group_profile(m, MustOW(100, 50, 10), S, 2) is None
@@ -188,11 +240,14 @@ def test_group_curves_take_the_smaller_bound():
 
 
 @pytest.mark.parametrize("scheme,steps,k", [(WR(1000, 100), 10, 2), (WOR(2000, 100), 5, 4)])
-def test_composition_is_no_looser_and_stays_above_the_lower_end(scheme, steps, k,
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_composition_is_no_looser_and_stays_above_the_lower_end(scheme, steps, k, family,
                                                                  monkeypatch):
+    mech = _mech() if family == "gaussian" else _laplace()
+
     def eps():
         acc = Accountant()
-        acc.add(_mech(), steps, scheme=scheme, group_size=k)
+        acc.add(mech, steps, scheme=scheme, group_size=k)
         return acc.epsilon(1e-5)
 
     with_relaxed = eps()
@@ -202,5 +257,6 @@ def test_composition_is_no_looser_and_stays_above_the_lower_end(scheme, steps, k
     assert with_relaxed.lower == without.lower  # the realizable pairs, unchanged
     assert with_relaxed.lower <= with_relaxed.upper
     if isinstance(scheme, WR):
-        # WR(1000, 100), K = 2, 10 steps: 4.41 with the coupling bound alone, 2.22 with both
-        assert with_relaxed.upper < 0.6 * without.upper
+        # WR(1000, 100), K = 2, 10 steps: Gaussian σ 2, 4.41 with the coupling bound alone,
+        # 2.22 with both; Laplace b 2, 1.273 and 1.142
+        assert with_relaxed.upper < (0.6 if family == "gaussian" else 0.95) * without.upper

@@ -355,7 +355,8 @@ _GROUP_BOUND_NOTE = {
              "the mechanism's own group profile without sampling)",
     "coupling": "coupling group bound (the subsamples coupled draw by draw, the group's hit "
                 "count with the mechanism's group profiles, BBG Theorem 8, and for the "
-                "Gaussian under WOR/WR the relaxed double mixture, the smaller; valid, not "
+                "Gaussian and Laplace under WOR/WR the relaxed double mixture, the smaller; "
+                "valid, not "
                 "known to be tight)",
     "post-hoc": "post-hoc group bound (Vadhan's lemma applied to the amplified profile of one "
                 "record at each step, or once to the composed one-record guarantee, whichever "

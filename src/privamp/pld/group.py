@@ -112,11 +112,12 @@ Measured (δ = 1e-5, σ = 2): WOR(100, 50), K = 8, 10 steps: [56.34, 62.19]; WR(
 K = 2, 10 steps: [1.90, 2.22] (4.41 with the coupling bound alone, before the relaxed double
 mixture below) — the true ε of the group lies in between.
 
-**WOR and WR groups of the Gaussian: the relaxed double mixture.** A third upper bound joins
-the coupling and post-hoc bounds in the minimum: Σ_j w_j N(jθ, 1) against Σ_j w_j N(−jθ, 1), w
-the hit law (:class:`RelaxedGroupProfile`, with its proof: a reference batch outside the group,
-then the comonotone and convex-order steps above). Looser than the coupling bound at K = 1 and
-small ε, far tighter for K ≥ 2 at larger ε.
+**WOR and WR groups of the Gaussian and the Laplace: the relaxed double mixture.** A third
+upper bound joins the coupling and post-hoc bounds in the minimum: Σ_j w_j N(jθ, 1) against
+Σ_j w_j N(−jθ, 1) (Laplace components for the Laplace mechanism), w the hit law
+(:class:`RelaxedGroupProfile`, with its proof: a reference batch outside the group, then the
+comonotone and convex-order steps above, or those of :mod:`privamp.pld.group_laplace`). Looser
+than the coupling bound at K = 1 and small ε, far tighter for K ≥ 2 at larger ε.
 
 The Laplace mechanism (θ = Δ/b) takes the same construction with Lap(·, 1) components
 (:class:`~privamp.pld.group_laplace.RealizedLaplaceGroupCurve`): the query is the same, only
@@ -164,7 +165,7 @@ from .._numerics import (
     round_up_log,
 )
 from .._validation import check_int, check_real
-from ..errors import UnsupportedCombinationError
+from ..errors import InvalidParameterError, UnsupportedCombinationError
 from ..profiles import MinimumProfile, PrivacyProfile
 from .curves import _SUBNORMAL_SLACK, PairCurve, ProfileCurve
 
@@ -725,6 +726,9 @@ class RelaxedGroupProfile(PrivacyProfile):
 
         P* = Σ_j w_j N(jθ, 1)   against   Q* = Σ_j w_j N(−jθ, 1),
 
+    and with ``family="laplace"`` the same with unit Laplace components for the Laplace
+    mechanism (θ = Δ/b, Δ the ℓ1 sensitivity under substitution),
+
     w the law of the group's hit count (Hypergeometric(n, K, m) under WOR, Binomial(m, K/n)
     under WR, :meth:`~privamp.sampling.SamplingScheme.group_multiplicity`).
 
@@ -740,6 +744,9 @@ class RelaxedGroupProfile(PrivacyProfile):
     to bound each Z; there D_α is E[(Σ_S w_S X_S − α Σ_S w_S Y_S)⁺] with log-normal ratios
     against N(c, σ²I), and the comonotone and convex-order steps of the Poisson claim (module
     doc, (i) and (ii)) put every a_S on +e₁ and every b_S on −e₁ with norms |S|Δ: the pair above.
+    For the Laplace mechanism the norms are ℓ1 norms and the convex-order step is that of
+    :mod:`privamp.pld.group_laplace` (each ratio dominated by the one-dimensional one at its ℓ1
+    shift, which grows with the shift).
     The reverse order of the datasets gives the reflected pair, whose curve is the same, so the
     curve bounds both orientations. The constraint ‖a_S − b_S‖ ≤ jΔ is dropped (hence
     "relaxed": P* and Q*'s j-th components are 2jθ apart), so at K = 1 and at small ε the
@@ -758,9 +765,12 @@ class RelaxedGroupProfile(PrivacyProfile):
     is_curve = False
     relation = None  # set in __init__ (substitution)
 
-    def __init__(self, theta: float, law: Any, relation: Any):
+    def __init__(self, theta: float, law: Any, relation: Any, family: str = "gaussian"):
         self.theta = check_real("theta", theta, "(0, inf)")
         self.relation = relation
+        if family not in ("gaussian", "laplace"):
+            raise InvalidParameterError("family", "'gaussian' or 'laplace'", family)
+        self.family = family
         lw = np.asarray(law.log_pmf, dtype=float)
         # log P(hits > j) for each j (running sums of the pmf from the top; they only choose J
         # and bound the dropped mass below, raised by the weights' relative error)
@@ -778,7 +788,14 @@ class RelaxedGroupProfile(PrivacyProfile):
                         if rest > -math.inf else -math.inf)
         mu = np.array([mul_up(float(j), self.theta) for j in range(self.hits + 1)])
         la = lw[:self.hits + 1]
-        self._curve = _RelaxedCurve(_DoubleMixture(mu, la, -mu, la))
+        if family == "gaussian":
+            self._curve = _RelaxedCurve(_DoubleMixture(mu, la, -mu, la))
+        else:
+            from .group_laplace import _LaplaceDoubleMixture, _RelaxedLaplaceCurve
+
+            # the hit law's log weights are within a few ulp; 16 + |log w| over-covers them
+            mag = 16.0 + np.abs(la)
+            self._curve = _RelaxedLaplaceCurve(_LaplaceDoubleMixture(mu, la, -mu, la, mag, mag))
 
     def _log_delta(self, eps):
         eps = np.asarray(eps, dtype=float)
@@ -802,16 +819,19 @@ class RelaxedGroupProfile(PrivacyProfile):
         return np.minimum(round_down_log(val, ulps=8), 0.0)
 
     def __repr__(self) -> str:
-        return f"RelaxedGroupProfile(theta={self.theta!r}, hits={self.hits})"
+        return (f"RelaxedGroupProfile(theta={self.theta!r}, hits={self.hits}, "
+                f"family={self.family!r})")
 
 
 def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: int,
                           group_privacy: Any = None) -> RelaxedGroupProfile | None:
     """:class:`RelaxedGroupProfile` for a group of ``group_size`` ≥ 2 records of the Gaussian
-    mechanism (a mechanism, stated under substitution) under WOR (with n − K ≥ m) or WR, the
-    relation ``relation`` (resolved) substitution and white-box group privacy; ``None`` for any
-    other combination, or when the hit law needs more than :data:`RELAXED_MAX_HITS` counts."""
+    or the Laplace mechanism (a mechanism, stated under substitution) under WOR (with n − K ≥
+    m) or WR, the relation ``relation`` (resolved) substitution and white-box group privacy;
+    ``None`` for any other combination, or when the hit law needs more than
+    :data:`RELAXED_MAX_HITS` counts."""
     from ..mechanisms.gaussian import GaussianMechanism
+    from ..mechanisms.laplace import LaplaceMechanism
     from ..profiles import GroupPrivacy
     from ..relations import NeighbouringRelation
     from ..sampling.schemes import WithoutReplacement, WithReplacement
@@ -820,8 +840,13 @@ def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: i
         return None
     if relation is not NeighbouringRelation.SUBSTITUTE:
         return None
-    if not (type(source) is GaussianMechanism and source.relation is relation
-            and source.theta > 0):
+    if type(source) is GaussianMechanism:
+        family = "gaussian"
+    elif type(source) is LaplaceMechanism:
+        family = "laplace"
+    else:
+        return None
+    if not (source.relation is relation and source.theta > 0):
         return None
     if group_privacy is not None and \
             GroupPrivacy.parse(group_privacy) is GroupPrivacy.BLACK_BOX:
@@ -832,7 +857,7 @@ def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: i
     if law is None:
         return None
     try:
-        return RelaxedGroupProfile(source.theta, law, relation)
+        return RelaxedGroupProfile(source.theta, law, relation, family)
     except UnsupportedCombinationError:
         return None
 

@@ -526,6 +526,16 @@ class RealizedLaplaceGroupCurve(_RealizedPair, LaplaceMixtureCurve):
                                                     16.0 + np.abs(lb))
 
 
+class _RelaxedLaplaceCurve(LaplaceMixtureCurve):
+    """The curve of the Laplace relaxed double mixture of
+    :class:`privamp.pld.group.RelaxedGroupProfile` (its weights as given)."""
+
+    orientation = "symmetric"
+
+    def __init__(self, mix: _LaplaceDoubleMixture):
+        self._up = self._lo = mix
+
+
 def laplace_split_curves(source, rate: float, group_size: int) -> dict[str, GroupLaplaceCurve]:
     """The K + 1 split curves (:func:`privamp.pld.group.split_names`) of a Laplace mechanism or
     profile under Poisson sampling at ``rate``. θ of a mechanism is Δ/b rounded up; its lower
