@@ -260,3 +260,43 @@ def test_composition_is_no_looser_and_stays_above_the_lower_end(scheme, steps, k
         # WR(1000, 100), K = 2, 10 steps: Gaussian σ 2, 4.41 with the coupling bound alone,
         # 2.22 with both; Laplace b 2, 1.273 and 1.142
         assert with_relaxed.upper < (0.6 if family == "gaussian" else 0.95) * without.upper
+
+
+def test_more_gating():
+    """A subclass of the Gaussian mechanism, a mechanism under add/remove on WOR, WR under
+    add/remove (the hybrid relation), WR with no record outside the group (n = K)."""
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Shifted(GaussianMechanism):
+        pass
+
+    assert relaxed_group_profile(Shifted(2.0, relation="substitute"), WOR(100, 10), S, 2) is None
+    assert relaxed_group_profile(GaussianMechanism(2.0), WOR(100, 10), S, 2) is None
+    assert relaxed_group_profile(GaussianMechanism(2.0), WR(100, 10),
+                                 NeighbouringRelation.ADD_REMOVE, 2) is None
+    assert relaxed_group_profile(_mech(), WR(2, 3), S, 2) is None
+    assert relaxed_group_profile(_mech(), WR(3, 3), S, 2) is not None
+
+
+@pytest.mark.parametrize("family", ["gaussian", "laplace"])
+def test_the_dropped_hit_counts_and_the_weight_error_are_added(family):
+    """WR(100, 100) with K = 50: about 50 hits, the law kept to the counts whose remaining mass
+    is above 1e-30. δ(∞) is that remaining mass τ, at least the exact P(hits > J); every value
+    is the curve's own at a smaller ε (at least 2r below) raised by the weights' error
+    allowance (at least 3r relative)."""
+    mech = _mech(20.0) if family == "gaussian" else _laplace(20.0)
+    prof = relaxed_group_profile(mech, WR(100, 100), S, 50)
+    assert prof is not None and 50 < prof.hits < 128
+    exact_tail = mp.fsum(mp.binomial(100, j) * mp.mpf("0.5") ** 100
+                         for j in range(prof.hits + 1, 101))
+    tau = math.exp(float(prof._log_delta(np.array([np.inf]))[0]))
+    assert tau >= exact_tail > 0
+    assert tau <= 1e-29
+    r = group_mod._RELAXED_WEIGHT_REL
+    eps = np.linspace(0.5, 6.0, 12)
+    raised = prof._log_delta(eps)
+    own = prof._curve.log_upper(eps - 3 * r)
+    inside = (own > -700) & (own < -1e-6)  # where neither rounding nor the cap at 1 rules
+    assert inside.sum() >= 4
+    assert np.all(raised[inside] >= own[inside] + 3 * r)

@@ -734,13 +734,14 @@ class RelaxedGroupProfile(PrivacyProfile):
 
     *Proof.* Let D be the records outside the group G (the same in x and x'). Draw the
     subsample through a reference batch Z of m records of D, independent of which positions
-    hit the group: under WR, m independent uniform draws from D, each position then replaced by
-    a uniform member of G with probability K/n; under WOR (n − K ≥ m), a uniform random order of
-    all n records, Z the first m records of D in it and the subsample its first m records — the
-    j members of G among them replace the last j records of Z, and the pattern of hits is
-    independent of Z. Given Z and the pattern S, the two subsamples are Z with j = |S|
-    substitutions (the members' records of x, resp. x'), so the mechanism's means are c + a_S
-    and c + b_S with c = f(Z), ‖a_S‖ ≤ jΔ and ‖b_S‖ ≤ jΔ. By joint convexity over Z it is enough
+    hit the group: under WR (n > K), m independent uniform draws from D, each position then
+    replaced by a uniform member of G with probability K/n; under WOR (n − K ≥ m), a uniform
+    random order of all n records, Z the first m records of D in it and the subsample its
+    first m records — the j members of G among them replace the last j records of Z, and the
+    pattern of hits is independent of Z. Given Z and the pattern S, the two subsamples are Z
+    with j = |S| substitutions (the members' records of x, resp. x'), so the mechanism's
+    means are c + a_S and c + b_S with c = f(Z), ‖a_S‖ ≤ jΔ and ‖b_S‖ ≤ jΔ (a chain of j
+    substitutions; any norm, any dimension). By joint convexity over Z it is enough
     to bound each Z; there D_α is E[(Σ_S w_S X_S − α Σ_S w_S Y_S)⁺] with log-normal ratios
     against N(c, σ²I), and the comonotone and convex-order steps of the Poisson claim (module
     doc, (i) and (ii)) put every a_S on +e₁ and every b_S on −e₁ with norms |S|Δ: the pair above.
@@ -801,7 +802,9 @@ class RelaxedGroupProfile(PrivacyProfile):
         eps = np.asarray(eps, dtype=float)
         r = _RELAXED_WEIGHT_REL
         with np.errstate(invalid="ignore"):
-            shifted = np.where(np.isfinite(eps), np.maximum(eps - 3 * r, 0.0), eps)
+            # at least 2r below ε also where 3r is below ε's own ulp (ε ≳ 1e6)
+            shifted = np.where(np.isfinite(eps),
+                               np.maximum(eps - (3 * r + 8 * ULP * np.abs(eps)), 0.0), eps)
             val = self._curve.log_upper(shifted) + math.log1p(4 * r)
             near = eps - 3 * r < 0
             if np.any(near):
@@ -827,8 +830,8 @@ def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: i
                           group_privacy: Any = None) -> RelaxedGroupProfile | None:
     """:class:`RelaxedGroupProfile` for a group of ``group_size`` ≥ 2 records of the Gaussian
     or the Laplace mechanism (a mechanism, stated under substitution) under WOR (with n − K ≥
-    m) or WR, the relation ``relation`` (resolved) substitution and white-box group privacy;
-    ``None`` for any other combination, or when the hit law needs more than
+    m) or WR (with n > K), the relation ``relation`` (resolved) substitution and white-box
+    group privacy; ``None`` for any other combination, or when the hit law needs more than
     :data:`RELAXED_MAX_HITS` counts."""
     from ..mechanisms.gaussian import GaussianMechanism
     from ..mechanisms.laplace import LaplaceMechanism
@@ -853,6 +856,8 @@ def relaxed_group_profile(source: Any, scheme: Any, relation: Any, group_size: i
         return None
     if type(scheme) is WithoutReplacement and scheme.n - group_size < scheme.m:
         return None  # no reference batch of m records outside the group
+    if scheme.n <= group_size:
+        return None  # no record outside the group to draw the reference batch from
     law = scheme.group_multiplicity(group_size, relation)
     if law is None:
         return None
