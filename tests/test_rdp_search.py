@@ -58,15 +58,15 @@ CASES = list(itertools.product([0.4, 1.0, 4.0], [1e-6, 0.01, 0.3, 1.0], [1, 1000
 @pytest.mark.parametrize("sigma, q, steps, delta", CASES)
 def test_pruned_search_equals_evaluating_every_order(sigma, q, steps, delta):
     """Rates from 1e-6 to 1 (the Gaussian itself), 1 to 10^6 steps, small and large δ. The
-    series at fractional orders depend (within their 1e-11 tolerance) on which orders are
-    evaluated together, hence the relative tolerance."""
+    series at fractional orders depend (within their 1e-9 truncation tolerance) on which
+    orders are evaluated together, hence the relative tolerance."""
     source = lambda o: poisson_gaussian_rdp(sigma, q, o)  # noqa: E731
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OrderGridWarning)
         acc = RdpAccountant().compose(source, steps)
         eps = acc.epsilon(delta)
     ref = _reference_epsilon([(source, steps)], delta, acc.orders)
-    assert eps == pytest.approx(ref, rel=1e-10, abs=1e-300)
+    assert eps == pytest.approx(ref, rel=2e-9, abs=1e-300)
 
 
 @pytest.mark.parametrize("orders", [None, [1.5, 2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0, 55.0, 89.0,
@@ -90,7 +90,7 @@ def test_pruned_search_on_a_mixed_ledger(orders):
         warnings.simplefilter("ignore", OrderGridWarning)
         for delta in [1e-12, 1e-6, 0.01]:
             ref = _reference_epsilon(sources, delta, grid)
-            assert acc.epsilon(delta) == pytest.approx(ref, rel=1e-10)
+            assert acc.epsilon(delta) == pytest.approx(ref, rel=2e-9)
 
 
 @pytest.mark.parametrize("sigma, q, steps", [(0.5, 0.1, 10**5), (1.0, 0.01, 1000),

@@ -65,8 +65,14 @@ def poisson_gaussian_rdp(noise_multiplier: float, sampling_rate: float,
       i > (α−1)/2, and the signs alternate for i > ⌈α⌉. Each tail is therefore bounded by its
       first omitted term and has its sign: the upper value adds the omitted term when positive.
       (The split point z₀ is itself rounded; that perturbs the ratio by a factor e^{±1e-16·z₀},
-      which keeps it below 1 for every i < 1e15, far beyond the truncation point.) If the series
-      cannot be certified, the CGF chord between the neighbouring integer orders is used.
+      which keeps it below 1 for every i < 1e15, far beyond the truncation point.) A series
+      stops once both first omitted terms are within 1e-9 of the sum A_α − 1, so the bracket
+      [``lower_epsilons``, ``epsilons``] is about 1e-9 relative wide (ε = log A/(α − 1) moves
+      by at most the relative change of A − 1); the truncation only ever widens it, the
+      bounds stay certified at any tolerance. (It was 1e-11 until the RDP accountant was made
+      faster than Opacus's: at q = 0.01 and orders near 1.3 the terms fall like i^{−3.3}, so
+      the tighter stop took four times the terms and a third pass.) If the series cannot be
+      certified, the CGF chord between the neighbouring integer orders is used.
 
     ε(α) = log1p(A_α − 1)/(α − 1); order ∞ gives ∞ (q > 0). The sum is formed in log space from
     log_comb binomials (the generalized binomial via ``|C(α,i)| = |sin πα| /
@@ -204,7 +210,7 @@ def _hazard(x: np.ndarray) -> np.ndarray:
 _SERIES_CELLS = 1 << 21
 
 
-def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
+def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-9,
                 max_terms: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """(upper, lower) bounds on the exact RDP at non-integer orders ``a`` (0 < q < 1), see
     :func:`poisson_gaussian_rdp`; NaN where the series could not be certified."""
@@ -230,7 +236,9 @@ def _fractional(theta: float, q: float, a: np.ndarray, rtol: float = 1e-11,
     up = np.full(a.shape, math.nan)
     lo = np.full(a.shape, math.nan)
     pending = np.arange(a.size)
-    n_terms = first = int(math.ceil(float(a.max()))) + 64
+    # the first pass: up to ⌈max α⌉ + 192 terms, enough for q ≤ 0.01 and orders ≥ 1.1 at
+    # σ = 1 (every pass costs about as much in fixed overhead as 200 columns)
+    n_terms = first = int(math.ceil(float(a.max()))) + 192
     cols = None  # the pending rows' columns (t1, t2, sign, e1, e2) computed so far
     while pending.size:
         if n_terms > first and pending.size * (n_terms + 2) > _SERIES_CELLS:
