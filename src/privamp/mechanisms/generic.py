@@ -290,9 +290,15 @@ class DiscretePairMechanism(Mechanism):
 
     @classmethod
     def examples(cls, relation=NeighbouringRelation.ADD_REMOVE):
-        """An asymmetric three-outcome pair, and a pair with an outcome only one side has."""
+        """An asymmetric three-outcome pair, a pair with an outcome only one side has, and the
+        two-sided geometric (scale 1) shifted by one on 12 outcomes: its loss is ±1 at every
+        outcome, computed to a few ulp (randomized response with ε = 1 written as PMFs; the
+        copies of one loss once made the PLD grid a lattice of step 1e-18)."""
+        x = np.arange(-5.0, 7.0)
+        p, q = np.exp(-np.abs(x - 1.0)), np.exp(-np.abs(x))
         return [cls([0.6, 0.3, 0.1], [0.2, 0.3, 0.5], relation=relation),
-                cls([0.5, 0.5, 0.0], [0.4, 0.5, 0.1], relation=relation)]
+                cls([0.5, 0.5, 0.0], [0.4, 0.5, 0.1], relation=relation),
+                cls(p / p.sum(), q / q.sum(), relation=relation)]
 
     @property
     def exact_pair(self) -> bool:
