@@ -1,8 +1,8 @@
 """The relaxed double mixture of WOR/WR groups (privamp.pld.group.RelaxedGroupProfile), an
 upper bound the coupling bound is combined with.
 
-* its values against an independent 40-digit evaluation of the same pair (mpmath), never below
-  it and within 1e-6 of it;
+* its values against an independent evaluation of the same pair (mpmath, 30 digits:
+  ``conformance.references.relaxed_pair_delta``), never below it and within 1e-6 of it;
 * the bound against brute force: the output laws of sum queries on small datasets (random
   records and the realizable extremes), every subsample enumerated, the hockey-stick divergence
   integrated numerically, at WOR's boundary m = n − K as well;
@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
+from conformance import references
 from privamp import Accountant, GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from privamp.pld import group as group_mod
 from privamp.pld.group import RelaxedGroupProfile, group_pair_curves, relaxed_group_profile
@@ -40,62 +41,6 @@ def _laplace(scale=2.0):
     return LaplaceMechanism(scale, relation="substitute")
 
 
-def _mp_relaxed(weights, theta, eps):
-    """D_{e^ε}(Σ w_j N(jθ) ‖ Σ w_j N(−jθ)) at 40 digits: the loss is increasing in the output,
-    so the supremum is at the root t* of L(t) = ε (bisection), P(T > t*) − αQ(T > t*)."""
-    w = [mp.mpf(x) for x in weights]
-    theta = mp.mpf(theta)
-    alpha = mp.e ** mp.mpf(eps)
-
-    def tails(t, sign):
-        return mp.fsum(wj * mp.ncdf(-(t - sign * j * theta)) for j, wj in enumerate(w))
-
-    def loss(t):
-        p = mp.fsum(wj * mp.npdf(t, j * theta) for j, wj in enumerate(w))
-        q = mp.fsum(wj * mp.npdf(t, -j * theta) for j, wj in enumerate(w))
-        return mp.log(p) - mp.log(q)
-
-    lo, hi = mp.mpf(-60), mp.mpf(60)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if loss(mid) < eps:
-            lo = mid
-        else:
-            hi = mid
-    return tails(lo, 1) - alpha * tails(lo, -1)
-
-
-def _mp_relaxed_laplace(weights, theta, eps):
-    """The same for unit Laplace components: ∫ (p − αq)⁺ at 40 digits, split at every centre
-    and at the crossing (the loss is non-decreasing and piecewise smooth between centres)."""
-    w = [mp.mpf(x) for x in weights]
-    theta = mp.mpf(theta)
-    alpha = mp.e ** mp.mpf(eps)
-
-    def p(t):
-        return mp.fsum(wj * mp.exp(-abs(t - j * theta)) / 2 for j, wj in enumerate(w))
-
-    def q(t):
-        return mp.fsum(wj * mp.exp(-abs(t + j * theta)) / 2 for j, wj in enumerate(w))
-
-    def g(t):
-        return p(t) - alpha * q(t)
-
-    lo, hi = -len(w) * theta - 1, len(w) * theta + 1
-    if g(hi) <= 0:  # beyond the largest loss: no mass above ε anywhere
-        return mp.mpf(0)
-    lo_t, hi_t = mp.mpf(lo), mp.mpf(hi)
-    for _ in range(200):
-        mid = (lo_t + hi_t) / 2
-        if g(mid) < 0:
-            lo_t = mid
-        else:
-            hi_t = mid
-    # g > 0 exactly above the crossing; the centres above it are the integrand's kinks
-    pts = [hi_t] + [j * theta for j in range(len(w)) if j * theta > hi_t] + [mp.inf]
-    return mp.quad(lambda t: max(g(t), 0), pts)
-
-
 def _exact_weights(scheme, k):
     if isinstance(scheme, WOR):
         n, m = scheme.n, scheme.m
@@ -112,7 +57,7 @@ def _exact_weights(scheme, k):
                                       (WR(60000, 600), 2), (WR(1000, 100), 3),
                                       (WOR(100, 50), 2)])
 @pytest.mark.parametrize("family", ["gaussian", "laplace"])
-def test_values_against_a_40_digit_evaluation(scheme, k, family):
+def test_values_against_an_mpmath_evaluation(scheme, k, family):
     noise = 2.0
     mech = _mech(noise) if family == "gaussian" else _laplace(noise)
     prof = relaxed_group_profile(mech, scheme, S, k)
@@ -120,9 +65,8 @@ def test_values_against_a_40_digit_evaluation(scheme, k, family):
     w = _exact_weights(scheme, k)
     eps = np.array([0.0, 0.01, 0.1, 0.5, 1.0, 2.0])
     got = np.exp(prof._log_delta(eps))
-    reference = _mp_relaxed if family == "gaussian" else _mp_relaxed_laplace
     for e, g in zip(eps, got, strict=True):
-        ref = reference(w, 1 / noise, e)
+        ref = references.relaxed_pair_delta(family, w, 1 / noise, e)
         if ref < mp.mpf("1e-290"):
             continue
         assert g >= ref, (e, g, ref)

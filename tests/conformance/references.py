@@ -472,3 +472,64 @@ def one_step_epsilon(mech, scheme, relation, delta):
                 g_lo /= 2
             kept = 1
     return float(hi)
+
+
+# ---- the relaxed double mixture of WOR/WR groups (privamp.pld.group.RelaxedGroupProfile) ----
+
+def group_hit_law(scheme, k: int) -> list[mpmath.mpf]:
+    """P(j members of a group of k are drawn), j = 0, 1, …: Hypergeometric(n, k, m) for WOR,
+    Binomial(m, k/n) for WR (cut where the mass left is below 1e-40, far below any tolerance
+    the tests use), from the definitions."""
+    n, m = scheme.n, scheme.m
+    if getattr(scheme, "kind", "") == "wor":
+        return [_hypergeom_pmf(j, n, k, m) for j in range(min(k, m) + 1)]
+    p = mpmath.mpf(k) / n
+    out, left = [], mpmath.mpf(1)
+    for j in range(m + 1):
+        w = _binom_pmf(j, m, p)
+        out.append(w)
+        left -= w
+        if j > m * p and left < mpmath.mpf("1e-40"):
+            break
+    return out
+
+
+def relaxed_pair_delta(family: str, weights, theta, eps) -> mpmath.mpf:
+    """D_{e^ε}(Σ w_j N(jθ) ‖ Σ w_j N(−jθ)) (``family`` "gaussian", unit normal components) or
+    the same with unit Laplace components ("laplace"), at 30 digits. The loss is non-decreasing
+    in the output (each component ratio is, and the mixture ratio Σ c_j e^{jθt}/Σ c_j e^{−jθt}
+    is), so {p > e^ε q} is a half-line (t*, ∞) and the divergence is P(T > t*) − e^ε Q(T > t*),
+    with t* found by bisection and both tails in closed form."""
+    with mpmath.workdps(30):
+        w = [mpmath.mpf(x) for x in weights]
+        theta, alpha = mpmath.mpf(theta), mpmath.e ** mpmath.mpf(eps)
+        if family == "gaussian":
+            def dens(t, sign):
+                return mpmath.fsum(wj * mpmath.npdf(t, sign * j * theta)
+                                   for j, wj in enumerate(w))
+
+            def tail(t, sign):
+                return mpmath.fsum(wj * mpmath.ncdf(-(t - sign * j * theta))
+                                   for j, wj in enumerate(w))
+        else:
+            def dens(t, sign):
+                return mpmath.fsum(wj * mpmath.exp(-abs(t - sign * j * theta)) / 2
+                                   for j, wj in enumerate(w))
+
+            def _one(t, c):  # P(c + Laplace(1) > t)
+                return 1 - mpmath.exp(t - c) / 2 if t < c else mpmath.exp(c - t) / 2
+
+            def tail(t, sign):
+                return mpmath.fsum(wj * _one(t, sign * j * theta) for j, wj in enumerate(w))
+
+        reach = len(w) * theta + 60
+        lo, hi = -reach, reach
+        if dens(hi, 1) - alpha * dens(hi, -1) <= 0:
+            return mpmath.mpf(0)  # beyond the largest loss (Laplace components)
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            if dens(mid, 1) - alpha * dens(mid, -1) < 0:
+                lo = mid
+            else:
+                hi = mid
+        return max(tail(hi, 1) - alpha * tail(hi, -1), mpmath.mpf(0))

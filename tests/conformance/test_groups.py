@@ -7,7 +7,9 @@ rotation. Each answer must be a valid bracket or a typed refusal; K = 1 must be 
 query without ``group_size``; a group's upper end is never below one record's lower end; and
 where the exact value is known independently — the Gaussian family without subsampling (or at
 Poisson rate 1, which reduces to it), a Gaussian at sensitivity KΔ: μ-GDP with μ = √T·Kθ — the
-bracket must contain it.
+bracket must contain it. Over the WOR/WR examples of the registry: the realizable lower end,
+and the relaxed double mixture (built exactly where its proof holds, its values never below
+an independent mpmath evaluation of its pair).
 """
 
 from __future__ import annotations
@@ -161,3 +163,50 @@ def test_poisson_groups_beyond_the_tight_pairs_have_a_realizable_lower_end(schem
         theta = ref.gaussian_family_theta(mech)
         exact = float(ref.gdp_epsilon(ref.mpmath.sqrt(steps) * k * theta, delta))
         assert_contains(b, exact)
+
+
+# ---- the relaxed double mixture of WOR/WR groups (privamp.pld.group.relaxed_group_profile) ----
+
+def _relaxed_grid():
+    from privamp.sampling import WOR, WR
+
+    out = []
+    for scheme in WOR.examples() + WR.examples():
+        for k in (2, 3):
+            if k >= scheme.n:
+                continue  # a group needs a record outside it (and at most n records)
+            for family in ("gaussian", "laplace"):
+                out.append(pytest.param(scheme, k, family, id=f"{scheme!r}-K{k}-{family}"))
+    return out
+
+
+@pytest.mark.parametrize(("scheme", "k", "family"), _relaxed_grid())
+def test_relaxed_group_bound_over_the_registry(scheme, k, family):
+    """Every WOR/WR example of the registry (m = 1, n − 1, n) with K = 2, 3 and both families:
+    the relaxed bound is built exactly where its proof holds (WOR: a reference batch of m
+    records outside the group, n − K ≥ m; WR: a record outside the group, n > K), and there its
+    values are never below the pair's 50-digit value (:func:`references.relaxed_pair_delta` with
+    the hit law from the definitions) and within 1e-6 of it."""
+    import numpy as np
+
+    from privamp import GaussianMechanism, LaplaceMechanism
+    from privamp.pld.group import relaxed_group_profile
+    from privamp.relations import NeighbouringRelation
+
+    noise = 2.0
+    mech = (GaussianMechanism(noise, relation="substitute") if family == "gaussian"
+            else LaplaceMechanism(noise, relation="substitute"))
+    prof = relaxed_group_profile(mech, scheme, NeighbouringRelation.SUBSTITUTE, k)
+    applies = (scheme.n - k >= scheme.m) if scheme.kind == "wor" else scheme.n > k
+    assert (prof is not None) == applies, (scheme, k)
+    if prof is None:
+        return
+    weights = ref.group_hit_law(scheme, k)
+    eps = np.array([0.0, 0.3, 1.0, 3.0])
+    got = np.exp(prof._log_delta(eps))
+    for e, value in zip(eps.tolist(), got.tolist(), strict=True):
+        exact = ref.relaxed_pair_delta(family, weights, 1 / noise, e)
+        if exact < ref.mpmath.mpf("1e-290"):
+            continue
+        assert value >= exact, (e, value, exact)
+        assert value <= exact * (1 + 1e-6) + 1e-29, (e, value, exact)
