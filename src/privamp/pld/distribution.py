@@ -151,7 +151,7 @@ class StepPLD:
     def from_curve(cls, curve: PairCurve, h: float, eps_lo: float, eps_hi: float,
                    kind: str = "upper", *, negligible: float = 0.0, offset: float = 0.0,
                    kink_error: float | None = None,
-                   atoms: np.ndarray | None = None) -> StepPLD:
+                   atoms: np.ndarray | None = None, tolerance: float = 0.0) -> StepPLD:
         """Discretise a pair's hockey-stick curve on [eps_lo, eps_hi] with spacing h.
 
         ``negligible`` (lower kind only): P-mass that may move down to the grid point below it
@@ -168,6 +168,12 @@ class StepPLD:
         ``atoms`` (lower kind, tangent construction): positions of atoms of a loss with a
         continuous part, a hint that keeps them whole
         (:func:`~privamp.pld.discretize.lower_masses`, step 3).
+
+        ``tolerance``: the upper kind takes the curve's values only where chords of fewer
+        points would exceed the full connect-the-dots curve by more than this
+        (:func:`~privamp.pld.discretize._adaptive_upper`); the lower kind's tangent
+        construction draws its lines at the points chosen the same way (its merging is onto
+        every grid point); 0 takes every grid point.
         """
         if kind not in ("upper", "lower"):
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
@@ -180,13 +186,14 @@ class StepPLD:
                 f"a step grid of {i_hi - i_lo + 1:,} points at spacing {h:.3g} (more than "
                 f"{MAX_FFT:,})", points=i_hi - i_lo + 1, h=h, span=eps_hi - eps_lo)
         if kind == "upper":
-            masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset)
+            masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset,
+                                         tolerance=tolerance)
         elif kink_error is not None:
             masses, p_inf = upper_masses(curve, h, i_lo, i_hi, offset=offset, lower=True,
                                          kink_error=kink_error)
         else:
             masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible,
-                                         offset=offset, atoms=atoms)
+                                         offset=offset, atoms=atoms, tolerance=tolerance)
         return cls(h, i_lo, masses, p_inf, kind, repr(curve), offset)
 
     @property

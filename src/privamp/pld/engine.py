@@ -337,14 +337,21 @@ _TILT_BELOW = 1e-9
 
 
 def _step(curve: PairCurve, h: float, lo: float, hi: float, kind: str, negligible: float):
+    """One step discretised. ``negligible`` (the tail budget over T h): the lower side's mass
+    that may skip the merging, and, times h/4, the upper side's ``tolerance`` (its curve within
+    tail/(4T) of connect-the-dots through every grid point: a quarter of the tail budget over
+    T steps)."""
     report("discretising a step's privacy loss (%s side, grid %.3g)", kind, h)
+    tolerance = 0.25 * negligible * h
     place = _placement(curve, h)
     if place is None:
         offset = _atom_offset(curve, h, lift=0.0 if kind == "upper" else ATOM_LIFT)
         return StepPLD.from_curve(curve, h, lo, hi, kind, negligible=negligible,
-                                  offset=offset or 0.0, atoms=_finite_atoms(curve))
+                                  offset=offset or 0.0, atoms=_finite_atoms(curve),
+                                  tolerance=tolerance)
     lo, hi = _aligned_range(curve, lo, hi, h)
-    return StepPLD.from_curve(curve, h, lo, hi, kind, offset=place[0], kink_error=place[1])
+    return StepPLD.from_curve(curve, h, lo, hi, kind, offset=place[0], kink_error=place[1],
+                              tolerance=tolerance)
 
 
 def _compose_set(items, ranges, h: float, kind: str, tail: float,
@@ -365,8 +372,9 @@ def _compose_set(items, ranges, h: float, kind: str, tail: float,
     steps = []
     keys = []
     for (curve, count), (lo, hi) in zip(items, ranges, strict=True):
-        # the upper discretisation does not use ``negligible``
-        key = (cache.token(curve), h, lo, hi, kind, negligible if kind == "lower" else None)
+        # (both sides use ``negligible``: the lower side's unmerged mass, the upper side's
+        # tolerance)
+        key = (cache.token(curve), h, lo, hi, kind, negligible)
         step = cache.memo("step", key, lambda c=curve, lo=lo, hi=hi: _step(
             c, h, lo, hi, kind, negligible))
         steps.append((step, count))
