@@ -1,6 +1,5 @@
-"""The discretisations take the curve's values only where they matter
-(:func:`privamp.pld.discretize._adaptive_upper`): the upper side's dots, the lower side's
-tangent lines.
+"""The upper discretisation takes the curve's values only where they matter
+(:func:`privamp.pld.discretize._adaptive_upper`).
 
 The greatest convex minorant of upper values at a *subset* of the grid points is still above the
 true curve, so the step is still an upper discretisation whichever points are taken; the
@@ -16,10 +15,11 @@ loose:
 * it is ≥ the full step's curve (a subset's minorant lies above the whole set's) and at most τ
   above it (up to the rounding of the values);
 * with the engine's tolerance, far fewer points are evaluated on the heavy-tailed curves, and the
-  ε of 10⁴ composed steps is not below, and within 1e-7 of, the one computed with every point;
-* the lower side with lines at fewer points stays below the pair's upper values and within the
-  tolerance of the lower side with a line at every point (convex curves; a bound that is not
-  convex keeps every line).
+  ε of 10⁴ composed steps is not below, and within 1e-7 of, the one computed with every point.
+
+The lower side keeps a tangent line at every grid point: thinned the same way, its lines' margins
+(slope uncertainty times the distance to the next line) grew with the gaps, and the lower end of
+truncated Poisson (n 1000, B 5, 10⁴ steps) fell from 24.80082 to 24.79504.
 """
 
 from __future__ import annotations
@@ -153,31 +153,3 @@ def test_composed_bracket_contains_the_full_one(name):
     full, sparse = steps[0.0], steps[1e-11 / 4e4]
     assert sparse >= full - 1e-12 * full
     assert sparse - full <= 1e-7 * full
-
-
-@pytest.mark.parametrize("name", sorted(CURVES))
-@pytest.mark.parametrize("tolerance", [1e-16, 1e-10, 1e-4])
-def test_lower_side_draws_fewer_lines_and_stays_dominated(name, tolerance):
-    """The lower discretisation with lines at the chosen points only: its curve stays below
-    the pair's upper values (a dominated pair) and within about the tolerance of the one with a
-    line at every grid point. A curve that is only a bound, not convex (BBG Theorem 14 under
-    Poisson substitution), keeps every line: the chord bound needs convexity."""
-    from privamp.pld.discretize import lower_masses
-
-    curve = CURVES[name]
-    h, i_lo, i_hi = _grid(curve)
-    full, p_full = lower_masses(curve, h, i_lo, i_hi)
-    sparse, p_sparse = lower_masses(curve, h, i_lo, i_hi, tolerance=tolerance)
-    if not curve.convex:
-        np.testing.assert_array_equal(sparse, full)
-        return
-    assert p_sparse == p_full
-    assert np.all(sparse >= 0.0) and math.fsum(sparse.tolist()) + p_sparse <= 1.0 + 1e-12
-    eps, d_full, d_sparse = _both(full, sparse, p_full, i_lo, h)
-    with np.errstate(under="ignore"):
-        upper = np.exp(curve.log_upper(eps))
-    slack = 1e-12 * upper + 1e-300
-    assert np.all(d_sparse <= upper + slack), "the step must be dominated by the pair"
-    # the lines' margins and the merging could add a little on top of the chord bound
-    # (measured: at most 0.4 of the tolerance over these curves)
-    assert np.all(d_sparse >= d_full - tolerance - 1e-12 * d_full - 1e-300)

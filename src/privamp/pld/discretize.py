@@ -91,7 +91,7 @@ _FIRST_STRIDE = 64
 
 
 def _adaptive_upper(curve: PairCurve, eps: np.ndarray, alpha: np.ndarray,
-                    tolerance: float, lower: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                    tolerance: float) -> tuple[np.ndarray, np.ndarray]:
     """Indices of the grid points at which the upper discretisation takes the curve's upper
     values, and those values: every point where the chords of fewer points would lose more
     than ``tolerance``, far fewer in the tails.
@@ -114,12 +114,9 @@ def _adaptive_upper(curve: PairCurve, eps: np.ndarray, alpha: np.ndarray,
     budget. In the bulk the bound exceeds τ on every cell and every point is taken; the gain is
     in the tails, where f is small (the heavy tails of WR, of MUST and of groups span most of
     the grid: 132,000 points down to about a third at n 60000, m 600).
-
-    ``lower=True`` chooses the same way from the curve's lower values: the points where
-    :func:`lower_masses` draws its tangent lines (see there).
     """
     n = eps.size
-    values = curve.log_lower if lower else curve.log_upper
+    values = curve.log_upper
     with np.errstate(under="ignore"):
         if not tolerance > 0.0 or n <= 4 * _FIRST_STRIDE:
             return np.arange(n), np.exp(values(eps))
@@ -302,7 +299,7 @@ def _kept_mean_loss(placed_idx, placed_p, left, alpha, eps, h: float) -> float:
 
 def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
                  slope_tau: float | None = None, negligible: float = 0.0, offset: float = 0.0,
-                 atoms: np.ndarray | None = None, tolerance: float = 0.0):
+                 atoms: np.ndarray | None = None):
     """P-masses of a pair dominated by ``curve`` on losses ``offset + (i_lo + j) h``, and its
     mass at +∞.
 
@@ -342,16 +339,6 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
        lines and of sweep only decide which dominated pair is built, and moving an atom down
        is the post-processing of step 2. A wrong hint costs tightness only.
 
-    ``tolerance`` > 0 (a convex curve: ``curve.convex``) draws the tangent lines of step 1
-    only at the grid points
-    :func:`_adaptive_upper` chooses from the lower values (and at the points beside atoms);
-    the merging of step 2 is onto every grid point as before. Dropping lines only lowers the
-    envelope (safe); between the lines kept at α_a and α_b the envelope lies at most
-    (α_b − α_a)(m₂ − m₁)/4 below f (the two lines, of slopes m₁ ≤ m₂, meet where the gap is
-    largest), the same bound the choice keeps within ``tolerance``, so a T-fold composition's
-    lower δ loses at most T·tolerance (plus the lines' own margins) against lines at every
-    grid point.
-
     Returns ``(masses, p_inf)``; the masses may sum to less than 1.
     """
     idx = np.arange(i_lo, i_hi + 1)
@@ -366,15 +353,7 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
                   if 0 < gap <= ATOM_CLOSE * h]
     above = [0.5 * (grid_eps[i] + gap + grid_eps[i] + ATOM_CLOSE * h)
              for i, gap in below_grid if i + 1 < k_pts]
-    lines_at = grid_eps
-    if tolerance > 0.0 and curve.convex:  # (the chord bound needs a convex curve)
-        taken, _ = _adaptive_upper(curve, grid_eps, grid_alpha, tolerance, lower=True)
-        if below_grid:  # the points beside an atom keep their lines (step 3)
-            near = np.array([i for i, _ in below_grid], dtype=np.int64)
-            taken = np.union1d(taken, np.clip(np.concatenate([near, near + 1]), 0,
-                                              k_pts - 1))
-        lines_at = grid_eps[taken]
-    eps = np.unique(np.concatenate([lines_at, above])) if above else lines_at
+    eps = np.unique(np.concatenate([grid_eps, above])) if above else grid_eps
     n_lines = eps.size
     log_d = curve.log_lower(eps)
     with np.errstate(under="ignore"):

@@ -169,11 +169,9 @@ class StepPLD:
         continuous part, a hint that keeps them whole
         (:func:`~privamp.pld.discretize.lower_masses`, step 3).
 
-        ``tolerance``: the upper kind takes the curve's values only where chords of fewer
+        ``tolerance`` (upper kind): the curve's values are taken only where chords of fewer
         points would exceed the full connect-the-dots curve by more than this
-        (:func:`~privamp.pld.discretize._adaptive_upper`); the lower kind's tangent
-        construction draws its lines at the points chosen the same way (its merging is onto
-        every grid point); 0 takes every grid point.
+        (:func:`~privamp.pld.discretize._adaptive_upper`); 0 takes every grid point.
         """
         if kind not in ("upper", "lower"):
             raise InvalidParameterError("kind", "'upper' or 'lower'", kind)
@@ -193,7 +191,7 @@ class StepPLD:
                                          kink_error=kink_error)
         else:
             masses, p_inf = lower_masses(curve, h, i_lo, i_hi, negligible=negligible,
-                                         offset=offset, atoms=atoms, tolerance=tolerance)
+                                         offset=offset, atoms=atoms)
         return cls(h, i_lo, masses, p_inf, kind, repr(curve), offset)
 
     @property
