@@ -80,17 +80,16 @@ def _both(full, sparse, p_inf, i_lo, h):
     return eps, _step_curve(full, losses, p_inf, eps), _step_curve(sparse, losses, p_inf, eps)
 
 
-def _grid(curve, h=4e-3, hi=None):
-    hi = hi if hi is not None else 12.0
-    i_lo, i_hi = math.floor(-1.0 / h), math.ceil(hi / h)
-    return h, i_lo, i_hi
+def _grid(h=4e-3, hi=12.0):
+    """A step grid on [−1, hi]: ``(h, i_lo, i_hi)``."""
+    return h, math.floor(-1.0 / h), math.ceil(hi / h)
 
 
 @pytest.mark.parametrize("name", sorted(CURVES))
 @pytest.mark.parametrize("tolerance", [0.0, 1e-16, 1e-12, 1e-6, 1e-2])
 def test_dominates_and_stays_within_tolerance(name, tolerance):
     curve = CURVES[name]
-    h, i_lo, i_hi = _grid(curve)
+    h, i_lo, i_hi = _grid()
     full, p_full = upper_masses(curve, h, i_lo, i_hi)
     sparse, p_sparse = upper_masses(curve, h, i_lo, i_hi, tolerance=tolerance)
     if tolerance == 0.0 or not curve.convex:

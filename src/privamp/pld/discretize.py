@@ -116,14 +116,13 @@ def _adaptive_upper(curve: PairCurve, eps: np.ndarray, alpha: np.ndarray,
     the grid: 132,000 points down to about a third at n 60000, m 600).
     """
     n = eps.size
-    values = curve.log_upper
     with np.errstate(under="ignore"):
         if not tolerance > 0.0 or n <= 4 * _FIRST_STRIDE:
-            return np.arange(n), np.exp(values(eps))
+            return np.arange(n), np.exp(curve.log_upper(eps))
         idx = np.arange(0, n, _FIRST_STRIDE)
         if idx[-1] != n - 1:
             idx = np.append(idx, n - 1)
-        f = np.exp(values(eps[idx]))
+        f = np.exp(curve.log_upper(eps[idx]))
         while True:
             xs = np.concatenate([[0.0], alpha[idx]])
             ys = np.concatenate([[1.0], f])
@@ -136,7 +135,7 @@ def _adaptive_upper(curve: PairCurve, eps: np.ndarray, alpha: np.ndarray,
             if not np.any(split):
                 return idx, f
             mids = (idx[:-1][split] + idx[1:][split]) // 2
-            new_f = np.exp(values(eps[mids]))
+            new_f = np.exp(curve.log_upper(eps[mids]))
             idx = np.concatenate([idx, mids])
             f = np.concatenate([f, new_f])
             order = np.argsort(idx, kind="stable")
