@@ -545,6 +545,41 @@ def test_step_spectrum_errors_within_their_bounds(size, n):
         record(f"_step_spectrum direct (rest {budget:g})", worst(values, sel), err)
 
 
+@pytest.mark.parametrize(("size", "n", "nsel", "budget"),
+                         [(300, 7500, 6, 0.05), (2000, 40000, 3, 0.05), (40, 40000, 17, 0.05),
+                          (4000, 3125, 1, 1e-12)])
+def test_step_spectrum_direct_light_part_within_bound(size, n, nsel, budget):
+    """Few frequencies of a long transform: the light masses' DFT is taken term by term in
+    double precision (no FFT of length n), the heavy ones in extended precision. Each selected
+    coefficient lies within the bound returned (exact 40-digit reference), the path is the one
+    taken (``3·light·sel ≤ n``; the last case folds 4,000 masses onto 3,125 points), and the
+    values agree with the FFT path's within both bounds."""
+    rng = np.random.default_rng(size * nsel)
+    masses = rng.random(size) ** 8
+    masses[rng.integers(0, size, 2)] = [0.4, 0.2]
+    masses /= masses.sum()
+    step = StepPLD(0.01, -size // 2, masses, 0.0, "upper")
+    sel = np.unique(np.concatenate([[0, n // 2], rng.integers(1, n // 2, nsel)]))[:nsel + 1]
+    ext = dist._split_for_extended(masses, n, budget)
+    assert ext["light"].size > 0 and 3 * ext["light"].size * sel.size <= n
+    assert ext["error_direct"] < ext["error"]  # the direct sum's constant is the smaller one
+    values, err, _ = dist._step_spectrum(step, n, sel, budget)
+    assert err == ext["error_direct"]
+    tab = mp_table(n)
+    with mpmath.workdps(40):
+        xs = [mpf_exact(v) for v in masses]
+        for value, k in zip(values, sel.tolist(), strict=True):
+            exact = mpmath.fsum(xs[j] * tab[(j * k) % n] for j in range(size))
+            obs = float(abs(mpmath.mpc(mpf_exact(value.real), mpf_exact(value.imag)) - exact))
+            record("_step_spectrum direct light part", obs, err)
+    # the FFT path (a kept step takes it): the same coefficients within both bounds
+    light = np.zeros(n)
+    np.add.at(light, ext["pos"][ext["light"]], masses[ext["light"]])
+    fft_values = dist._direct_coefficients(masses, {**ext, "light_fft": np.fft.rfft(light)},
+                                           sel, n)
+    assert np.max(np.abs(np.asarray(values - fft_values, dtype=complex))) <= err + ext["error"]
+
+
 @pytest.mark.parametrize("n", [720, 1000, 64])
 def test_direct_dft_of_one_heavy_mass(n):
     """One heavy mass (a tilted step that is almost an atom: randomized response tilted by

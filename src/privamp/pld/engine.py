@@ -24,7 +24,8 @@ target. For δ(ε) queries a relative error r in
 
 **Orientation screening.** With two orientations, the one whose Chernoff estimate of ε is larger
 is composed on the fine grid and the other screened on an 8× coarser one (a coarser upper side
-is still an upper bound); it is refined only if its screen exceeds the fine value. When the two
+is still an upper bound; up to 32× first when its estimate lies far below, :func:`_screen_factors`);
+it is refined only if its screen exceeds the fine value. When the two
 estimates are within 2 %, both are screened first. The lower side is computed only for the
 orientation that decides the upper end (any valid lower bound of one orientation is a lower
 bound of the maximum).
@@ -62,6 +63,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _special
 from .._numerics import (
     ULP,
     bisect_threshold,
@@ -699,7 +701,8 @@ def _tail_from(chernoff: float, tilt: float) -> float:
 
 def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
                    lam_grid: np.ndarray, h_u: float, h_l: float, tilts: dict, compose_set,
-                   sizes: dict, estimate_tails: bool = True) -> dict[str, float]:
+                   sizes: dict, estimate_tails: bool = True,
+                   search_from: dict | None = None) -> dict[str, float]:
     """The upper stage of :func:`pld_epsilon`: a certified upper ε per orientation (only the
     largest matters). With one orientation set it is composed on the fine grid ``h_u``. With
     two, both could be screened on a coarser grid (a coarser upper side is still an upper
@@ -720,10 +723,12 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
     tail_from = {name: (_tail_from(chernoff[name], tilts[name]) if estimate_tails else 0.0)
                  for name in sets}
 
+    start = search_from or {}
+
     def upper_at(name: str, h: float, key: str) -> float:
         at = tail_from[name]
         comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], at)
-        eps = comp.epsilon(delta)
+        eps = comp.epsilon(delta, start.get(name, 0.0))
         sizes[key] = comp.fft_size
         if at > 0 and not eps < math.inf or eps < at:
             # no point meets δ (the tails of the narrower window may rule everywhere), or the
@@ -753,12 +758,35 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
         if name in screened:
             screen = screened[name]
         else:
-            screen = upper_at(name, 8 * h_u, f"upper/{name}/screen")
+            gap = (chernoff[first] - chernoff[name]) / max(abs(chernoff[first]), 1e-300)
+            for factor in _screen_factors(gap):
+                screen = upper_at(name, factor * h_u, f"upper/{name}/screen")
+                if screen <= max(uppers.values()):
+                    break
         if screen <= max(uppers.values()):
             uppers[name] = screen
             continue
         uppers[name] = min(upper_at(name, h_u, f"upper/{name}"), screen)
     return uppers
+
+
+#: The coarsest screen of an orientation that does not decide is this many times the upper
+#: grid spacing (:func:`_screen_factors`).
+_MAX_SCREEN = 32
+
+
+def _screen_factors(gap: float) -> list[int]:
+    """The spacings, in units of the upper one, at which :func:`_upper_epsilon` screens an
+    orientation whose Chernoff estimate of ε lies ``gap`` (relative) below the deciding one's:
+    8×, and first the coarsest power of 2 up to :data:`_MAX_SCREEN` whose discretisation error
+    (∝ spacing², :data:`~privamp.pld.grids.UPPER_ERROR` at 1×) is at most a quarter of the gap.
+    The 10⁶-step Poisson-Gaussian's add/remove orientation lies 3 % below (its 8× screen was a
+    207,360-point composition). A choice of cost only: every screen is an upper bound, and
+    one that does not clear the deciding value is followed by the next."""
+    factor = 8
+    while 2 * factor <= _MAX_SCREEN and (2 * factor) ** 2 * _grids_mod.UPPER_ERROR <= gap / 4:
+        factor *= 2
+    return [factor, 8] if factor > 8 else [8]
 
 
 def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | None = None,
@@ -909,8 +937,13 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     # the windows' tails negligible from an estimate of ε on, not from 0 (tilted compositions
     # only; the planned and shared grids keep theirs fixed)
     estimate_tails = plan is None and not shared_grid
+    # where the δ searches may start: 3 standard deviations below the Gaussian estimate of ε
+    # (a cost choice only, :meth:`~privamp.pld.distribution.ComposedPLD.epsilon`)
+    z = float(-_special.ndtri(delta))
+    search_from = {name: max(mean + (z - 3.0) * math.sqrt(max(var, 0.0)), 0.0)
+                   for name, (mean, var) in moments.items()}
     uppers = _upper_epsilon(delta, sets, ranges_by_set, mgfs, lam_grid, h_u, h_l, tilts,
-                            compose_set, sizes, estimate_tails)
+                            compose_set, sizes, estimate_tails, search_from)
     h_u = max(h_u, fit.used.get("upper", h_u)) if fit.coarsened else h_u
     worst = max(uppers, key=uppers.get)
     upper = uppers[worst]
@@ -955,7 +988,8 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
         def lower_side(h):
             comp = compose_set(sets[worst], ranges_by_set[worst], h, "lower", tilts[worst],
                                lower_tail_at)
-            return _checked_lower(comp.epsilon(delta), upper), comp.fft_size, comp.h
+            return (_checked_lower(comp.epsilon(delta, search_from.get(worst, 0.0)), upper),
+                    comp.fft_size, comp.h)
 
         low, h_l = _refine_lower(lower_side, h_l, upper, target_w, grid_step is not None,
                                  sizes, f"lower/{worst}", all_items,

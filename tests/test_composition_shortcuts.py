@@ -1,0 +1,140 @@
+"""The shortcuts of the composition's spectral stage, of its ε search and of orientation
+screening, each checked against the computation it replaces.
+
+* :func:`~privamp.pld.distribution._power_spectrum` computes phases and exponentials only where
+  ``Π(|X_s| + e_s)^{c_s}`` does not underflow; every other frequency must get exactly what the
+  full computation gives it (spectrum 0, error 5e-324). The reference below is the full
+  computation written out, over counts from 1 (nothing underflows) to 10⁶ (almost everything
+  does), one and two steps.
+* :meth:`~privamp.pld.distribution.ComposedPLD.epsilon` with ``search_from`` sums only the
+  losses above that point: those suffix sums must be the full ones' bit for bit, and the ε
+  found the full search's (up to the smaller error terms of shorter sums), falling back to the
+  full search when the crossing is not above the point.
+* :func:`~privamp.pld.engine._screen_factors` screens an orientation far below the deciding one
+  on a grid up to 32× coarser, and always falls back to the 8× screen; the bracket must not move.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import privamp as P
+from privamp.pld import PoissonGaussianCurve, compose
+from privamp.pld import distribution as dist
+from privamp.pld import engine
+from privamp.pld.distribution import StepPLD
+
+ULP = 2.0**-52
+
+
+def full_power_spectrum(steps, n):
+    """The double-precision power spectrum over every frequency (the former code path)."""
+    m = n // 2 + 1
+    log_abs = np.zeros(m)
+    log_pert = np.zeros(m)
+    phase = np.zeros(m)
+    rel = 0.0
+    tiny = np.finfo(np.float64).tiny
+    for step, count in steps:
+        spec, e_s, _ = dist._step_spectrum(step, n, None, 0.0)
+        mag = np.abs(spec)
+        with np.errstate(divide="ignore"):
+            lm = np.log(np.maximum(mag, tiny))
+            lp = np.log(mag + e_s)
+        log_abs += count * lm
+        log_pert += count * lp
+        phase += count * np.angle(spec)
+        rel += count * 8 * ULP * (float(np.max(np.abs(lp))) + math.pi + 1)
+    with np.errstate(under="ignore"):
+        modulus = np.exp(log_abs)
+        upper = np.exp(log_pert)
+        spectrum = (modulus * np.exp(1j * phase)).astype(np.complex128)
+        err = (np.maximum(upper - modulus, 0.0) * (1 + 1e-6) + upper * rel).astype(np.float64)
+    err = np.maximum(err, 5e-324)
+    return spectrum, err + np.abs(spectrum) * 2 * ULP
+
+
+def random_step(rng, size, h=0.01):
+    masses = rng.random(size) ** 4
+    masses /= masses.sum() * (1 + 1e-3)  # a little mass at +∞'s expense, as steps have
+    return StepPLD(h, -size // 3, masses, 0.0, "upper")
+
+
+@pytest.mark.parametrize("counts", [(1,), (30,), (1000,), (10**6,), (7, 2), (5000, 10**5)])
+@pytest.mark.parametrize("n", [256, 3000, 65536])
+def test_power_spectrum_skips_only_what_underflows(counts, n):
+    rng = np.random.default_rng(n + sum(counts))
+    steps = [(random_step(rng, min(n // 2, 200 + 50 * i)), c) for i, c in enumerate(counts)]
+    got_spec, got_err = dist._power_spectrum(steps, n)
+    want_spec, want_err = full_power_spectrum(steps, n)
+    assert np.array_equal(got_spec, want_spec)
+    assert np.array_equal(got_err, want_err)
+    if max(counts) >= 1000:
+        # the shortcut is taken: most frequencies underflow
+        assert np.count_nonzero(got_spec) < 0.5 * got_spec.size
+
+
+@pytest.mark.parametrize(("gap", "factors"), [(-1.0, [8]), (0.0, [8]), (0.01, [8]),
+                                              (0.0103, [16, 8]), (0.03, [16, 8]),
+                                              (0.041, [32, 8]), (0.9, [32, 8])])
+def test_screen_factors(gap, factors):
+    assert engine._screen_factors(gap) == factors
+
+
+@pytest.mark.parametrize(("sigma", "q", "steps", "delta"),
+                         [(1.0, 0.01, 1000, 1e-5), (2.0, 0.3, 100, 1e-5), (0.7, 0.001, 3000, 1e-8),
+                          (1.0, 0.2, 50, 1e-3)])
+def test_coarse_screen_leaves_the_bracket(sigma, q, steps, delta, monkeypatch):
+    """The add orientation lies well below remove here: the coarse screen clears it, and the
+    bracket is the one the 8× screen gives (which the fine grid of remove decides)."""
+    def run():
+        acc = P.Accountant()
+        acc.add(P.GaussianMechanism(sigma), steps, scheme=P.Poisson(q))
+        return acc.epsilon(delta), acc.details["fft_sizes"]
+
+    coarse, sizes = run()
+    monkeypatch.setattr(engine, "_MAX_SCREEN", 8)
+    eight, sizes8 = run()
+    assert coarse == eight
+    assert sizes["upper/add/screen"] < sizes8["upper/add/screen"]
+
+
+def composed(kind, sigma=1.0, q=0.05, steps=400, h=2e-3):
+    curve = PoissonGaussianCurve(1.0 / sigma, q, "remove")
+    step = StepPLD.from_curve(curve, h, -1.0, 6.0, kind)
+    return compose([(step, steps)], tail_tol=1e-14)
+
+
+@pytest.mark.parametrize("kind", ["upper", "lower"])
+def test_sums_from_a_floor_are_the_full_sums(kind):
+    comp = composed(kind)
+    full = comp._sums(0.0)
+    for floor in (1e-9, 0.3, 1.7, 4.0):
+        part = comp._sums(floor)
+        k = full[0].size - part[0].size
+        assert k > 0 or floor < 1e-6
+        for a, b in zip(full[:7], part[:7], strict=True):
+            if a is None:
+                assert b is None
+                continue
+            assert np.array_equal(a[k:], b)
+
+
+@pytest.mark.parametrize("kind", ["upper", "lower"])
+@pytest.mark.parametrize("delta", [1e-2, 1e-5, 1e-9])
+def test_search_from_finds_the_full_search_epsilon(kind, delta):
+    comp = composed(kind)
+    eps = comp.epsilon(delta)
+    assert 0 < eps < math.inf
+    for start in (0.01 * eps, 0.5 * eps, 0.999 * eps):
+        got = comp.epsilon(delta, start)
+        assert abs(got - eps) <= 1e-12 * (1 + eps)  # the sums' error terms only
+        if kind == "upper":
+            assert got <= eps  # shorter sums, smaller error terms: never looser
+        else:
+            assert got >= eps
+    for start in (1.001 * eps, 3 * eps, 1e6):  # at or beyond the crossing: the full search
+        assert comp.epsilon(delta, start) == eps
