@@ -22,9 +22,8 @@ import numpy as np
 import pytest
 
 import privamp as P
-from privamp.pld import PoissonGaussianCurve, compose
+from privamp.pld import PoissonGaussianCurve, compose, engine
 from privamp.pld import distribution as dist
-from privamp.pld import engine
 from privamp.pld.distribution import StepPLD
 
 ULP = 2.0**-52
