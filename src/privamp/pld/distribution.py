@@ -476,9 +476,9 @@ class ComposedPLD:
             # when the window starts above it: the tails' weight there, e^{log_scale − λε},
             # could pass the e^700 the δ functional caps it at (found by review: a window
             # starting at loss 890 with log_scale 800 read δ(0) as 1.9e-22 with tails of e^50)
-            floor = (self.log_scale - _MAX_LOG_UNTILT) / self.tilt
-            if floor > 0:
-                cut = max(cut, floor)
+            untilt_floor = (self.log_scale - _MAX_LOG_UNTILT) / self.tilt
+            if untilt_floor > 0:
+                cut = max(cut, untilt_floor)
         if self.tilt > 0:
             f_sum, g_disc = suffix(f), discounted(f)
         else:  # f ≡ 1: the suffix sums are a count and a geometric sum
