@@ -85,7 +85,7 @@ def test_screen_factors(gap, factors):
 
 @pytest.mark.parametrize(("sigma", "q", "steps", "delta"),
                          [(1.0, 0.01, 1000, 1e-5), (2.0, 0.3, 100, 1e-5), (0.7, 0.001, 3000, 1e-8),
-                          (1.0, 0.2, 50, 1e-3)])
+                          (1.5, 0.05, 2000, 1e-6)])
 def test_coarse_screen_leaves_the_bracket(sigma, q, steps, delta, monkeypatch):
     """The add orientation lies well below remove here: the coarse screen clears it, and the
     bracket is the one the 8× screen gives (which the fine grid of remove decides)."""

@@ -759,7 +759,8 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
             screen = screened[name]
         else:
             gap = (chernoff[first] - chernoff[name]) / max(abs(chernoff[first]), 1e-300)
-            for factor in _screen_factors(gap):
+            # (a coarse screen only on spacings the automatic grids use, at most 0.05)
+            for factor in [f for f in _screen_factors(gap) if f == 8 or f * h_u <= 0.05]:
                 screen = upper_at(name, factor * h_u, f"upper/{name}/screen")
                 if screen <= max(uppers.values()):
                     break
