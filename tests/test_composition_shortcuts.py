@@ -156,3 +156,24 @@ def test_sums_are_computed_once_per_floor(tilt, monkeypatch):
     comp.epsilon(1e-12)
     assert set(comp._caches) == {0.0}
     assert len(calls) == (2 if tilt > 0 else 1)  # the masses' and the weights' sums
+
+
+@pytest.mark.parametrize("nsel", [3, 400])  # the direct light path, and the light FFT's
+def test_kept_and_unkept_steps_give_the_same_coefficients(nsel):
+    """A step's memo (``ladder`` compositions keep it) changes how long its extended-precision
+    coefficients take, never their values or their bound: the light part's path depends only
+    on the sizes."""
+    rng = np.random.default_rng(nsel)
+    n, size = 7500, 300
+    masses = rng.random(size) ** 8
+    masses[[10, 200]] = [0.4, 0.2]
+    masses /= masses.sum()
+    sel = np.sort(rng.choice(n // 2 + 1, size=nsel, replace=False))
+    plain = StepPLD(0.01, -size // 2, masses, 0.0, "upper")
+    kept = StepPLD(0.01, -size // 2, masses.copy(), 0.0, "upper")
+    dist._keep(kept)
+    want, want_err, _ = dist._step_spectrum(plain, n, sel, 0.05)
+    for part in (sel[::2], sel):  # partly memoised, then all
+        got, err, _ = dist._step_spectrum(kept, n, part, 0.05)
+        assert err == want_err
+        assert np.array_equal(got, want[np.searchsorted(sel, part)])

@@ -338,6 +338,29 @@ def test_libm_accuracy_assumption():
         record("libm cosl/sinl (units u)", worst_ld / UEXT, fb.LIBM_ERROR)
 
 
+def test_numpy_float64_trig_accuracy_assumption():
+    """|cos(a) − np.cos(a)| ≤ NUMPY_F64_TRIG_ERROR·u (and sin) for the NumPy loaded here, on
+    arrays (its SIMD loops) of angles in [−π, π] — uniform, near ±π, ±π/2 and 0, and the
+    angles the direct DFT forms, fl(fl(2π̃·j)/n) — the assumption of the float64 direct DFT
+    (``distribution._light_direct``)."""
+    rng = np.random.default_rng(29)
+    n = 1_728_000
+    j = rng.integers(-(n // 2), n // 2 + 1, 1500).astype(np.float64)
+    edges = np.concatenate([c + np.linspace(-1e-6, 1e-6, 41)
+                            for c in (-np.pi / 2, 0.0, np.pi / 2)])
+    a = np.concatenate([rng.uniform(-np.pi, np.pi, 1500), j * np.float64(math.tau) / n, edges,
+                        np.pi - np.geomspace(1e-12, 1e-3, 30),
+                        -np.pi + np.geomspace(1e-12, 1e-3, 30), [np.pi, -np.pi]])
+    cos, sin = np.cos(a), np.sin(a)  # whole arrays: the vectorised loops
+    worst = 0.0
+    with mpmath.workdps(40):
+        for x, c, s_ in zip(a.tolist(), cos.tolist(), sin.tolist(), strict=True):
+            ex = mpf_exact(x)
+            worst = max(worst, float(abs(mpmath.cos(ex) - mpf_exact(c))),
+                        float(abs(mpmath.sin(ex) - mpf_exact(s_))))
+    record("numpy cos/sin float64 (units u)", worst / U64, fb.NUMPY_F64_TRIG_ERROR)
+
+
 def test_long_double_matmul_sums_in_sequence():
     """NumPy's long-double matmul has no BLAS: LONGDOUBLE_matmul_inner_noblas accumulates
     ``*op += val1 * val2`` in order (error γ_m, not γ_log m) — why privamp sums pairwise."""

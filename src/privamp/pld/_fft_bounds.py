@@ -68,7 +68,9 @@ _PASS = {
 }
 
 #: Accuracy of NumPy's own float64 cos/sin (SIMD loops, not the C library; "< 4 ULP" per
-#: numpy/numpy#23399), used only where privamp falls back to a float64 direct DFT.
+#: numpy/numpy#23399), used by the float64 direct DFT: the light masses of an extended pass at
+#: few frequencies (``distribution._light_direct``), and everything where long double is not
+#: x87 extended. tests/test_fft_bounds.py measures the NumPy actually loaded.
 NUMPY_F64_TRIG_ERROR = 8
 
 #: π and √2 from above, as exact fractions (for the twiddle bound).

@@ -269,7 +269,8 @@ class StepPLD:
                 z = logs[None, :] + lam_arr[part, None] * at[None, :]
                 top = np.max(z, axis=1)
                 z -= top[:, None]
-                out[part] = top + np.log(np.sum(np.exp(z, out=z), axis=1))
+                sums = np.sum(np.exp(z, out=z), axis=1)
+                out[part] = top + np.array([math.log(v) for v in sums.tolist()])
                 slack[part] = 2 * ULP * (top_log + np.abs(lam_arr[part]) * max_at)
         return (out + 8 * ULP * (1 + np.abs(out)) + 2 * ULP * math.log2(m.size + 2) + slack
                 + extra)
@@ -441,8 +442,11 @@ class ComposedPLD:
         with |p_k|, and ``F_j = Σ_{k≥j} f_k``, ``G_j = Σ_{k≥j} f_k e^{l_j − l_k}`` (for the FFT
         error, which is per stored mass). A suffix sum from j involves only the masses from j
         on, so a ``floor`` changes none of the sums it keeps (their error terms, which count
-        the terms summed, only get smaller); :meth:`epsilon` uses one to skip the losses far
-        below the ε it looks for."""
+        the terms summed, only get smaller); :meth:`epsilon` uses one, on untilted windows
+        only, to skip the losses far below the ε it looks for. (Untilted, the masses sum to
+        about 1, so :func:`_discounted_suffix` takes the same blocks, anchored at the end,
+        from any floor; with a tilt its block length could depend on the floor's total, and
+        the sums would differ in their rounding, each still within its bound.)"""
         caches = self.__dict__.setdefault("_caches", {})
         cache = caches.get(floor)
         if cache is not None:
@@ -660,8 +664,8 @@ class ComposedPLD:
         last = grid.size - 1
         crossing = self._grid_crossing(grid, delta, floor)
         if crossing is None:  # no grid point meets the target (upper) / exceeds it (lower)
-            if floor > 0 and self.kind == "lower":
-                return None  # the last point exceeding it may lie below the floor
+            if floor > 0:
+                return None  # the whole grid decides (lower: the last point may lie below)
             return math.inf if self.kind == "upper" else 0.0
         bad, good = crossing
         if self.kind == "upper" and good == 0:
@@ -785,8 +789,9 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
     ``rest_budget`` of the total) are transformed directly at the selected frequencies in
     extended precision — twiddle angles reduced exactly in integers into [−π, π], sums pairwise,
     error :func:`_fft_bounds.direct_dft_error_constant` (≈ 13 + log₂ m) u_ext per unit mass —
-    and the light rest by a double FFT (error κ u ‖rest‖₁); when the heavy part is too large
-    for that, one extended-precision FFT of everything.
+    and the light rest by a double FFT (error κ u ‖rest‖₁), or, at few frequencies
+    (3·m_light·|sel| ≤ n), by a direct double-precision DFT (:func:`_light_direct`); when the
+    heavy part is too large for that, one extended-precision FFT of everything.
 
     Compositions of the same step that split it alike (:func:`compose` with ``ladder=True``
     rounds the budget down to a power of 2 for that) share, through the step's memo, its
@@ -818,29 +823,31 @@ def _step_spectrum(step: StepPLD, n: int, sel, rest_budget: float):
         if keep:
             memo["extended"] = ext
     if ext["heavy"].size * sel.size <= 4_000_000:
-        if not keep and "light_fft" not in ext and 3 * ext["light"].size * sel.size <= n:
-            # few frequencies: the light part's DFT at them directly, in double precision
-            # (Poisson-Gaussian, 10⁶ steps: 29,176 light masses at 18 of 864,001
-            # frequencies, 37 ms, instead of a 1.7M-point FFT of them, 80 ms; a term costs
-            # about 70 ns, a point of the FFT 40–50 ns)
-            return (_direct_coefficients(masses, ext, sel, n, light_direct=True),
-                    ext["error_direct"], _EXT_U)
-        if "light_fft" not in ext:
+        # few frequencies: the light part's DFT at them directly, in double precision
+        # (Poisson-Gaussian, 10⁶ steps: 29,176 light masses at 18 of 864,001 frequencies,
+        # 37 ms, instead of a 1.7M-point FFT of them, 80 ms; a term costs about 80 ns, a point
+        # of the FFT 25–45 ns). The path depends only on the sizes, never on the memo: a
+        # kept step memoises each path's coefficients apart
+        direct = 3 * ext["light"].size * sel.size <= n
+        error = ext["error_direct"] if direct else ext["error"]
+        if not direct and "light_fft" not in ext:
             rest = np.zeros(n)
             np.add.at(rest, ext["pos"][ext["light"]], masses[ext["light"]])
             ext["light_fft"] = fft.rfft(rest)
         if not keep:  # only the frequencies asked for: no full-length arrays
-            return _direct_coefficients(masses, ext, sel, n), ext["error"], _EXT_U
-        if "values" not in ext:
+            return _direct_coefficients(masses, ext, sel, n, light_direct=direct), error, _EXT_U
+        values, have = ("values_direct", "have_direct") if direct else ("values", "have")
+        if values not in ext:
             m = n // 2 + 1
-            ext["values"] = np.zeros(m, dtype=np.clongdouble if _EXT is not np.float64
-                                     else np.complex128)
-            ext["have"] = np.zeros(m, dtype=bool)
-        missing = sel[~ext["have"][sel]]
+            ext[values] = np.zeros(m, dtype=np.clongdouble if _EXT is not np.float64
+                                   else np.complex128)
+            ext[have] = np.zeros(m, dtype=bool)
+        missing = sel[~ext[have][sel]]
         if missing.size:
-            ext["values"][missing] = _direct_coefficients(masses, ext, missing, n)
-            ext["have"][missing] = True
-        return ext["values"][sel], ext["error"], _EXT_U
+            ext[values][missing] = _direct_coefficients(masses, ext, missing, n,
+                                                        light_direct=direct)
+            ext[have][missing] = True
+        return ext[values][sel], error, _EXT_U
     full = memo.get("full_extended")
     if full is None or full[0] != n:
         buf = np.zeros(n, dtype=_EXT)
@@ -980,7 +987,8 @@ def _power_spectrum(steps, n: int, sel=None, keep=None, rest_budget: float = 0.0
         rel += count * 8 * unit * (lp_max + math.pi + 1)
     # exp(x) is exactly 0 for x ≤ _LOG_UNDERFLOW, in double and (a fortiori) once converted to
     # it: those frequencies' spectrum is 0 and their error the floor below
-    alive = np.flatnonzero((log_pert > _LOG_UNDERFLOW) | (log_abs > _LOG_UNDERFLOW))
+    # (NaN logarithms count as alive: they propagate as before)
+    alive = np.flatnonzero(~((log_pert <= _LOG_UNDERFLOW) & (log_abs <= _LOG_UNDERFLOW)))
     phase = np.zeros(alive.size, dtype=dtype)
     for spec, count in specs:
         phase += count * np.angle(spec[alive])

@@ -727,13 +727,17 @@ def _upper_epsilon(delta: float, sets: dict, ranges_by_set: dict, mgfs: dict,
 
     def upper_at(name: str, h: float, key: str) -> float:
         at = tail_from[name]
-        comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], at)
+        # (a screen's spacing is not the upper side's: the memory bound's record skips it)
+        record = "upper/screen" if key.endswith("/screen") else "upper"
+        comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], at,
+                           record)
         eps = comp.epsilon(delta, start.get(name, 0.0))
         sizes[key] = comp.fft_size
         if at > 0 and not eps < math.inf or eps < at:
             # no point meets δ (the tails of the narrower window may rule everywhere), or the
             # end lies below the point the window was chosen for: tails negligible from 0
-            comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], 0.0)
+            comp = compose_set(sets[name], ranges_by_set[name], h, "upper", tilts[name], 0.0,
+                               record)
             eps = min(eps, comp.epsilon(delta))
             sizes[key] = comp.fft_size
         return eps
@@ -930,10 +934,10 @@ def pld_epsilon(events: Sequence[PldEvent], delta: float, *, eps_error: float | 
     sizes: dict = {}
     fit = _Fitter(all_items, grid_step is not None, advice)
 
-    def compose_set(items, ranges, h, kind, tilt, tail_at=0.0):
+    def compose_set(items, ranges, h, kind, tilt, tail_at=0.0, record=None):
         return fit(lambda hh: _compose_set(items, ranges, hh, kind, tail_total, tilt, cache,
                                            range_steps, ladder=plan is not None,
-                                           tail_at=tail_at), h, kind)
+                                           tail_at=tail_at), h, record or kind)
 
     # the windows' tails negligible from an estimate of ε on, not from 0 (tilted compositions
     # only; the planned and shared grids keep theirs fixed)
