@@ -177,3 +177,12 @@ def test_kept_and_unkept_steps_give_the_same_coefficients(nsel):
         got, err, _ = dist._step_spectrum(kept, n, part, 0.05)
         assert err == want_err
         assert np.array_equal(got, want[np.searchsorted(sel, part)])
+
+
+def test_restricted_sums_are_kept_for_one_floor_only():
+    """A cached composition queried at many δ's keeps the full sums and one restricted set,
+    not a window's sums per floor."""
+    comp = composed("upper")
+    for floor in (0.3, 1.7, 4.0, 0.0, 2.5):
+        comp._sums(floor)
+    assert set(comp._caches) == {0.0, 2.5}

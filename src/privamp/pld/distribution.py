@@ -494,6 +494,11 @@ class ComposedPLD:
                  discounted(pa) if pa is not None else None, f_sum, g_disc,
                  (float(f[0]) if f.size else 0.0) if f is not None else
                  (1.0 if l_pos.size else 0.0), cut)
+        if floor > 0:
+            # one restricted set besides the full one: a cached composition queried at many δ's
+            # (each with its own floor) would otherwise keep a window's sums per δ
+            for key in [k for k in caches if k > 0]:
+                del caches[key]
         caches[floor] = cache
         return cache
 
