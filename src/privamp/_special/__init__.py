@@ -65,6 +65,7 @@ _INV_SQRT2 = math.sqrt(0.5)
 _LOG_HALF = math.log(0.5)
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp)
+_SPLIT_SAFE = 1e150  # |x| up to this: every term of the split is a finite float
 # erf(x) = (2/√π) Σ_n (−1)^n x^(2n+1) / (n! (2n+1)), |x| < 0.75: the term n = 17 is < 2e-19
 _ERF_TAYLOR = tuple((-1) ** n * 2.0 / math.sqrt(math.pi) / (math.factorial(n) * (2 * n + 1))
                     for n in range(17))
@@ -193,7 +194,10 @@ def _erf_scalar(x: float) -> float:
 def _square_split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_split` on an array, with e = 0 where x² is not finite."""
     p, e = _split(x)
-    e[~np.isfinite(e)] = 0.0  # x² or the split overflowed: exp(±x²) is 0 or inf anyway
+    # e is finite wherever |x| ≤ 1e150 (x², 2^27·x and every product in the split are then
+    # below the float range), so the mask is only formed when some |x| is larger
+    if x.size and not (x.max() <= _SPLIT_SAFE and x.min() >= -_SPLIT_SAFE):
+        e[~np.isfinite(e)] = 0.0  # x² or the split overflowed: exp(±x²) is 0 or inf anyway
     return p, e
 
 
@@ -205,19 +209,21 @@ def _erfcx_table(x: np.ndarray) -> np.ndarray:
     k = (CELLS * 4.0 / (4.0 + x)).astype(np.intp)
     np.minimum(k, CELLS - 1, out=k)
     k -= FIRST
-    t = _XC.take(k)
+    # every k is a valid row (above), so ``mode="clip"`` changes no index; it only skips the
+    # bounds check, which is most of a gather's cost here (4.6 → 1.7 ns an element)
+    t = _XC.take(k, mode="clip")
     np.subtract(x, t, out=t)
     if x.size <= 2048:  # one gather of whole rows is cheaper on short arrays
-        rows = _ROWS_HIGH_FIRST.take(k, axis=0).T
+        rows = _ROWS_HIGH_FIRST.take(k, axis=0, mode="clip").T
         r = rows[0].copy()
         for row in rows[1:]:
             r *= t
             r += row
         return r
-    r = _POWERS[_DEGREE].take(k)
+    r = _POWERS[_DEGREE].take(k, mode="clip")
     for j in range(_DEGREE - 1, -1, -1):
         r *= t
-        r += _POWERS[j].take(k)
+        r += _POWERS[j].take(k, mode="clip")
     return r
 
 

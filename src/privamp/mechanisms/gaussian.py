@@ -279,8 +279,15 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
                 # (with the rounding of the logarithms and of the sum) by 16 ulp·(1 + |sum|), as
                 # |sum| ≥ a²/2 − O(1) (the other terms are ≤ 0 or O(1))
                 val = round_up_log(head + log_up + e_sq, ulps=16)
-                log_phi_a = _special.log_ndtr(aa)
-                ceiling = round_up_log(log_phi_a + (np.abs(aa) + 2.0) * daa, ulps=32)
+                # log Φ(a) = log(½ erfcx(u)) − a²/2 with the erfcx(u) above: erfcx within _SAFE
+                # (its argument's rounding adds ½ ulp, condition number ≤ 1), the logarithm
+                # within 4 ulp·|log erfcx(u)|, a²/2 as 2 (a/2)² (finite up to |a| ≈ 2.7e154,
+                # where a² itself overflows at 1.3e154) and the sums within 1.5 ulp·|·|: at most
+                # 40 ulp·(1 + |log Φ(a)|) in all (every term is ≤ 0), budgeted as 48
+                half_a = 0.5 * aa
+                with np.errstate(divide="ignore"):
+                    log_phi_a = np.log(eu) + (_LOG_HALF - 2.0 * (half_a * half_a))
+                ceiling = round_up_log(log_phi_a + (np.abs(aa) + 2.0) * daa, ulps=48)
                 # a²/2 or ε/θ overflowed (log Φ(a) = −inf): log δ ≤ log Φ(a) is below the float
                 # range (reported as the most negative float below)
                 ceiling = np.where(np.isneginf(log_phi_a), -np.inf, ceiling)
