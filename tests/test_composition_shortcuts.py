@@ -5,7 +5,8 @@ screening, each checked against the computation it replaces.
   ``Π(|X_s| + e_s)^{c_s}`` does not underflow; every other frequency must get exactly what the
   full computation gives it (spectrum 0, error 5e-324). The reference below is the full
   computation written out, over counts from 1 (nothing underflows) to 10⁶ (almost everything
-  does), one and two steps.
+  does), one and two steps; and so must its extended-precision recomputation at selected
+  frequencies, with and without light masses left to double precision.
 * :meth:`~privamp.pld.distribution.ComposedPLD.epsilon` with ``search_from`` sums only the
   losses above that point: those suffix sums must be the full ones' bit for bit, and the ε
   found the full search's (up to the smaller error terms of shorter sums), falling back to the
@@ -29,24 +30,28 @@ from privamp.pld.distribution import StepPLD
 ULP = 2.0**-52
 
 
-def full_power_spectrum(steps, n):
-    """The double-precision power spectrum over every frequency (the former code path)."""
-    m = n // 2 + 1
-    log_abs = np.zeros(m)
-    log_pert = np.zeros(m)
-    phase = np.zeros(m)
+def full_power_spectrum(steps, n, sel=None, rest_budget=0.0):
+    """The power spectrum over every frequency (the former code path): in double precision,
+    or with ``sel`` in extended precision at those frequencies only (``rest_budget``: the
+    light masses' share, as the engine passes it)."""
+    dtype = np.float64 if sel is None else dist._EXT
+    unit = ULP if sel is None else dist._EXT_U
+    size = n // 2 + 1 if sel is None else sel.size
+    log_abs = np.zeros(size, dtype=dtype)
+    log_pert = np.zeros(size, dtype=dtype)
+    phase = np.zeros(size, dtype=dtype)
     rel = 0.0
-    tiny = np.finfo(np.float64).tiny
+    tiny = np.finfo(dtype).tiny
     for step, count in steps:
-        spec, e_s, _ = dist._step_spectrum(step, n, None, 0.0)
+        spec, e_s, _ = dist._step_spectrum(step, n, sel, rest_budget)
         mag = np.abs(spec)
         with np.errstate(divide="ignore"):
             lm = np.log(np.maximum(mag, tiny))
-            lp = np.log(mag + e_s)
+            lp = np.log(mag + dtype(e_s))
         log_abs += count * lm
         log_pert += count * lp
         phase += count * np.angle(spec)
-        rel += count * 8 * ULP * (float(np.max(np.abs(lp))) + math.pi + 1)
+        rel += count * 8 * unit * (float(np.max(np.abs(lp))) + math.pi + 1)
     with np.errstate(under="ignore"):
         modulus = np.exp(log_abs)
         upper = np.exp(log_pert)
@@ -74,6 +79,33 @@ def test_power_spectrum_skips_only_what_underflows(counts, n):
     if max(counts) >= 1000:
         # the shortcut is taken: most frequencies underflow
         assert np.count_nonzero(got_spec) < 0.5 * got_spec.size
+
+
+@pytest.mark.skipif(dist._EXT is np.float64, reason="no extended precision on this platform")
+@pytest.mark.parametrize("counts", [(1,), (1000,), (10**6,), (5000, 10**5)])
+@pytest.mark.parametrize("light", [False, True])
+def test_extended_power_spectrum_skips_only_what_underflows(counts, light):
+    """The extended-precision recomputation at selected frequencies (``sel``) takes the same
+    shortcut in long double: its values and errors there are the full computation's, bit for
+    bit, and every other frequency keeps the double-precision pass's; ``light`` leaves the
+    smaller masses to the double-precision transform (``rest_budget`` > 0)."""
+    n = 4096
+    rng = np.random.default_rng(len(counts) + max(counts))
+    steps = [(random_step(rng, 300 + 50 * i), c) for i, c in enumerate(counts)]
+    spec, err = dist._power_spectrum(steps, n)
+    # the frequencies the engine would select: every one whose double error is not negligible,
+    # plus a few where everything underflows
+    sel = np.unique(np.concatenate([np.flatnonzero(err > 1e-300)[:40],
+                                    np.flatnonzero(spec == 0)[:10]]))
+    budget = 1e-6 if light else 0.0
+    got_spec, got_err = dist._power_spectrum(steps, n, sel=sel, keep=(spec, err),
+                                             rest_budget=budget)
+    want_spec, want_err = full_power_spectrum(steps, n, sel=sel, rest_budget=budget)
+    assert np.array_equal(got_spec[sel], want_spec)
+    assert np.array_equal(got_err[sel], want_err)
+    others = np.setdiff1d(np.arange(spec.size), sel)
+    assert np.array_equal(got_spec[others], spec[others])
+    assert np.array_equal(got_err[others], err[others])
 
 
 @pytest.mark.parametrize(("gap", "factors"), [(-1.0, [8]), (0.0, [8]), (0.01, [8]),
