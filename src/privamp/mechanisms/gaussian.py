@@ -128,6 +128,15 @@ def _arg_rel(x: np.ndarray, dx: np.ndarray, dval: np.ndarray, drel: np.ndarray) 
     return np.minimum(rel1, rel2)
 
 
+def _log_width(th: np.ndarray) -> np.ndarray:
+    """log(v − u) = log(θ/√2) for each θ, within 2 ulp (math.log, once per distinct θ): only
+    at the points that take the quadrature rules (``short``), usually none."""
+    if th.size and th.min() == th.max():
+        return np.full(th.shape, math.log(float(th[0]) / _SQRT2))
+    th_values, th_index = np.unique(th, return_inverse=True)
+    return np.array([math.log(t / _SQRT2) for t in th_values.tolist()])[th_index]
+
+
 def gaussian_log_delta(theta: float, eps: np.ndarray) -> np.ndarray:
     """Upper bound on log δ(ε) of the Gaussian mechanism with θ = Δ/σ, for a 1-D array ε ≥ 0."""
     return gaussian_log_delta_bounds(theta, eps, lower=False)[1]
@@ -254,12 +263,6 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
             # where the interval [u, v] is short (absolutely or relative to u) the quadrature
             # rules are accurate to ~(v − u)² and beat the difference, which loses eu/diff
             short = use_bound | (gap < 1e-3) | (th < 1e-3)
-            # v − u = θ/√2: log within 2 ulp (math.log, once per distinct θ)
-            if th.size and th.min() == th.max():
-                width = np.full(th.shape, math.log(float(th[0]) / _SQRT2))
-            else:
-                th_values, th_index = np.unique(th, return_inverse=True)
-                width = np.array([math.log(t / _SQRT2) for t in th_values.tolist()])[th_index]
             # −a²/2: the argument error moves it by at most |a|·da (+ da²)
             e_sq = np.abs(aa) * daa * (1 + 1e-9) + daa * daa
             head = -aa * aa / 2 + _LOG_HALF
@@ -273,7 +276,7 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
                     r_t = _SAFE + 2 * ULP + np.maximum(
                         du_rel + _arg_rel(u[short], dd, du, du_rel),
                         dv_rel + _arg_rel(v[short], dd, dv, dv_rel))
-                    trap = width[short] + np.log(0.5 * (du + dv)) + np.log1p(r_t)
+                    trap = _log_width(th[short]) + np.log(0.5 * (du + dv)) + np.log1p(r_t)
                     log_up[short] = np.where(close[short], trap, np.fmin(log_up[short], trap))
                 # a² carries ~5 ulp·a²/2 of rounding: an error of the logarithm itself, covered
                 # (with the rounding of the logarithms and of the sum) by 16 ulp·(1 + |sum|), as
@@ -307,7 +310,8 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
                     dm, dm_rel = _neg_erfcx_prime(m, lower=True)
                     r_m = _SAFE + 2 * ULP + dm_rel + _arg_rel(m, dm_err, dm, dm_rel)
                     mid_lo = np.where((r_m < 1) & (dm > 0),
-                                      width[mid] + np.log(dm) + np.log1p(-np.minimum(r_m, 1.0)),
+                                      _log_width(th[mid]) + np.log(dm)
+                                      + np.log1p(-np.minimum(r_m, 1.0)),
                                       -np.inf)
                     log_lo[mid] = np.fmax(log_lo[mid], mid_lo)
                 val = round_down_log(head + log_lo - e_sq, ulps=16)
