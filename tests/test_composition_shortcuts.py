@@ -30,10 +30,9 @@ from privamp.pld.distribution import StepPLD
 ULP = 2.0**-52
 
 
-def full_power_spectrum(steps, n, sel=None, rest_budget=0.0):
-    """The power spectrum over every frequency (the former code path): in double precision,
-    or with ``sel`` in extended precision at those frequencies only (``rest_budget``: the
-    light masses' share, as the engine passes it)."""
+def _logs(steps, n, sel=None, rest_budget=0.0):
+    """log Π|X_s|^{c_s}, log Π(|X_s| + e_s)^{c_s}, the phase and the relative rounding term, in
+    double precision over every frequency or in extended precision at ``sel``."""
     dtype = np.float64 if sel is None else dist._EXT
     unit = ULP if sel is None else dist._EXT_U
     size = n // 2 + 1 if sel is None else sel.size
@@ -52,6 +51,14 @@ def full_power_spectrum(steps, n, sel=None, rest_budget=0.0):
         log_pert += count * lp
         phase += count * np.angle(spec)
         rel += count * 8 * unit * (float(np.max(np.abs(lp))) + math.pi + 1)
+    return log_abs, log_pert, phase, rel
+
+
+def full_power_spectrum(steps, n, sel=None, rest_budget=0.0):
+    """The power spectrum over every frequency (the former code path): in double precision,
+    or with ``sel`` in extended precision at those frequencies only (``rest_budget``: the
+    light masses' share, as the engine passes it)."""
+    log_abs, log_pert, phase, rel = _logs(steps, n, sel, rest_budget)
     with np.errstate(under="ignore"):
         modulus = np.exp(log_abs)
         upper = np.exp(log_pert)
@@ -81,23 +88,71 @@ def test_power_spectrum_skips_only_what_underflows(counts, n):
         assert np.count_nonzero(got_spec) < 0.5 * got_spec.size
 
 
+def nyquist_zero_step(size=300, h=0.01):
+    """A step whose spectrum is exactly 0 at the Nyquist frequency (two equal masses side by
+    side) while its error bound is not: at two or more steps log|X|·c underflows there and
+    log(|X| + e)·c does not, so the frequency must stay alive."""
+    masses = np.zeros(size)
+    masses[:2] = 0.4995
+    return StepPLD(h, -size // 3, masses, 0.0, "upper")
+
+
+@pytest.mark.parametrize("counts", [(2,), (3, 2)])
+def test_power_spectrum_keeps_a_zero_coefficient_with_an_error(counts):
+    n = 4096
+    rng = np.random.default_rng(7)
+    steps = [(nyquist_zero_step(), counts[0])]
+    steps += [(random_step(rng, 300), c) for c in counts[1:]]
+    got_spec, got_err = dist._power_spectrum(steps, n)
+    want_spec, want_err = full_power_spectrum(steps, n)
+    assert np.array_equal(got_spec, want_spec)
+    assert np.array_equal(got_err, want_err)
+    assert got_spec[n // 2] == 0 and got_err[n // 2] > 1e-300  # the case the test is about
+
+
+def extended_case(case, n):
+    """Steps for the extended-precision test: random ones at given counts; one whose count puts
+    the logarithms at frequency 3 just above (``"above"``) or just below (``"below"``) the
+    threshold −746, where a double is subnormal; one with masses at even offsets only, alive
+    near 0 and near the Nyquist frequency and underflowed in between (``"even"``); and the
+    step whose spectrum is 0 at the Nyquist frequency with a nonzero error (``"nyquist"``)."""
+    rng = np.random.default_rng(sum(map(ord, str(case))))
+    if case == "nyquist":
+        return [(nyquist_zero_step(), 3)]
+    if case == "even":
+        masses = np.zeros(301)
+        masses[::2] = rng.random(151) ** 4
+        masses /= masses.sum() * (1 + 1e-3)
+        return [(StepPLD(0.01, -100, masses, 0.0, "upper"), 1000)]
+    if case in ("above", "below"):
+        step = random_step(rng, 300)
+        _, log_pert, _, _ = _logs([(step, 1)], n, np.array([3]), 0.0)
+        target = -742.0 if case == "above" else -750.0
+        return [(step, max(1, round(target / float(log_pert[0]))))]
+    return [(random_step(rng, 300 + 50 * i), c) for i, c in enumerate(case)]
+
+
 @pytest.mark.skipif(dist._EXT is np.float64, reason="no extended precision on this platform")
-@pytest.mark.parametrize("counts", [(1,), (1000,), (10**6,), (5000, 10**5)])
+@pytest.mark.parametrize("case", [(1,), (1000,), (10**6,), (5000, 10**5), "above", "below",
+                                  "even", "nyquist"])
 @pytest.mark.parametrize("light", [False, True])
-def test_extended_power_spectrum_skips_only_what_underflows(counts, light):
+def test_extended_power_spectrum_skips_only_what_underflows(case, light):
     """The extended-precision recomputation at selected frequencies (``sel``) takes the same
     shortcut in long double: its values and errors there are the full computation's, bit for
     bit, and every other frequency keeps the double-precision pass's; ``light`` leaves the
-    smaller masses to the double-precision transform (``rest_budget`` > 0)."""
+    smaller masses to the double-precision transform (``rest_budget`` > 0). The selection is
+    scattered (not a prefix, and with underflowed frequencies between live ones, so a frequency
+    is never its own position in ``sel``) and takes in every frequency whose logarithms lie
+    within 8 of the threshold."""
     n = 4096
-    rng = np.random.default_rng(len(counts) + max(counts))
-    steps = [(random_step(rng, 300 + 50 * i), c) for i, c in enumerate(counts)]
+    m = n // 2 + 1
+    steps = extended_case(case, n)
     spec, err = dist._power_spectrum(steps, n)
-    # the frequencies the engine would select: every one whose double error is not negligible,
-    # plus a few where everything underflows
-    sel = np.unique(np.concatenate([np.flatnonzero(err > 1e-300)[:40],
-                                    np.flatnonzero(spec == 0)[:10]]))
     budget = 1e-6 if light else 0.0
+    log_abs, log_pert, _, _ = _logs(steps, n, np.arange(m), budget)
+    top = np.maximum(log_abs, log_pert)
+    near = np.flatnonzero((top > -754) & (top <= -738))
+    sel = np.unique(np.concatenate([np.arange(1, m, 37), near, [m - 2, m - 1]]))
     got_spec, got_err = dist._power_spectrum(steps, n, sel=sel, keep=(spec, err),
                                              rest_budget=budget)
     want_spec, want_err = full_power_spectrum(steps, n, sel=sel, rest_budget=budget)
@@ -106,6 +161,8 @@ def test_extended_power_spectrum_skips_only_what_underflows(counts, light):
     others = np.setdiff1d(np.arange(spec.size), sel)
     assert np.array_equal(got_spec[others], spec[others])
     assert np.array_equal(got_err[others], err[others])
+    if case in ("above", "below"):
+        assert near.size  # the case the test is about: a frequency near the threshold
 
 
 @pytest.mark.parametrize(("gap", "factors"), [(-1.0, [8]), (0.0, [8]), (0.01, [8]),

@@ -283,10 +283,12 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
                 # |sum| ≥ a²/2 − O(1) (the other terms are ≤ 0 or O(1))
                 val = round_up_log(head + log_up + e_sq, ulps=16)
                 # log Φ(a) = log(½ erfcx(u)) − a²/2 with the erfcx(u) above: erfcx within _SAFE
-                # (its argument's rounding adds ½ ulp, condition number ≤ 1), the logarithm
-                # within 4 ulp·|log erfcx(u)|, a²/2 as 2 (a/2)² (finite up to |a| ≈ 2.7e154,
-                # where a² itself overflows at 1.3e154) and the sums within 1.5 ulp·|·|: at most
-                # 40 ulp·(1 + |log Φ(a)|) in all (every term is ≤ 0), budgeted as 48
+                # (u = −a/√2 carries two roundings, fl(√2) and the quotient, ≤ 0.81 ulp; the
+                # condition number of erfcx is ≤ 1), the logarithm within 4 ulp·|log erfcx(u)|,
+                # a²/2 as 2 (a/2)² and the sums within 1.5 ulp·|·|: at most 40 ulp·(1 + |log
+                # Φ(a)|) in all (every term is ≤ 0), budgeted as 48. 2 (a/2)² overflows only
+                # where a²/2 does (|a| > 1.9e154; a² alone overflows from 1.3e154 on): −inf
+                # there, as log Φ(a) < −a²/2 is below the float range
                 half_a = 0.5 * aa
                 with np.errstate(divide="ignore"):
                     log_phi_a = np.log(eu) + (_LOG_HALF - 2.0 * (half_a * half_a))
