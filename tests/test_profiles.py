@@ -146,6 +146,39 @@ def test_gaussian_tiny_theta_stays_an_upper_bound(theta):
     assert not GaussianProfile(1.0).is_dp(1e300, 0.0)
 
 
+def mp_log_ndtr(x):
+    """log Φ(x) in mpmath, for x ≤ −1e5 by the asymptotic series (mpmath's erfc fails far out):
+    −x²/2 − log(|x|√(2π)) + log(1 − x⁻² + 3x⁻⁴ − 15x⁻⁶), truncation below 105 x⁻⁸ < 1e-38."""
+    if x > -1e5:
+        return mp.log(mp.ncdf(x))
+    w = 1 / (x * x)
+    return -x * x / 2 - mp.log(-x * mp.sqrt(2 * mp.pi)) + mp.log1p(-w + 3 * w * w - 15 * w**3)
+
+
+def test_gaussian_ceiling_log_phi_is_an_upper_bound():
+    """The region-a ceiling log Φ(a) of the Gaussian bounds, formed from the erfcx(−a/√2) they
+    have already (``_log_phi_neg_upper``), is above mpmath's log Φ(a + da) for a from −1e-3
+    to beyond where a²/2 overflows (about −1.9e154; −inf there, below the float range), with
+    and without an argument error da, and within 1e-13 relative of it."""
+    from privamp import _special
+    from privamp.mechanisms.gaussian import _log_phi_neg_upper
+
+    a = -np.concatenate([np.logspace(-3, 154.3, 400), np.linspace(1.2e154, 1.95e154, 60),
+                         [1.8960e154, 1.8970e154, 2.6e154, 1e300]])
+    u = -a / math.sqrt(2.0)
+    eu = _special.erfcx(u)
+    for da in (np.zeros(a.size), 2.5 * 2.0**-52 * np.abs(a)):
+        got = _log_phi_neg_upper(a, eu, da)
+        for ai, di, gi in zip(a.tolist(), da.tolist(), got.tolist(), strict=True):
+            exact_mp = mp_log_ndtr(mp.mpf(ai) + mp.mpf(di))
+            if exact_mp < -1.7976931348623157e308:
+                assert gi == -math.inf or gi >= exact_mp  # below the float range
+                continue
+            exact = float(exact_mp)
+            assert gi >= exact, (ai, di, gi, exact)
+            assert gi <= exact + 1e-13 * (1 + abs(exact)) + (abs(ai) + 2) * di * 2, (ai, gi)
+
+
 @pytest.mark.parametrize("theta", [1e-3, 0.01, 0.3, 1.0, 2.0, 10.0, 50.0])
 def test_laplace_against_mpmath(theta):
     """Theorem 3, upper bound within 1e-13 relative, including ε just below θ."""

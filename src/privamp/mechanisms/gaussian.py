@@ -128,6 +128,27 @@ def _arg_rel(x: np.ndarray, dx: np.ndarray, dval: np.ndarray, drel: np.ndarray) 
     return np.minimum(rel1, rel2)
 
 
+def _log_phi_neg_upper(a: np.ndarray, erfcx_u: np.ndarray, da: np.ndarray) -> np.ndarray:
+    """Upper bound on log Φ(a′) for every a′ within ``da`` of a < 0, from ``erfcx_u`` =
+    erfcx(u) computed at u = fl(−a/√2) (the region-a ceiling of
+    :func:`gaussian_log_delta_bounds`, which has erfcx(u) already).
+
+    log Φ(a) = log(½ erfcx(u)) − a²/2. Errors: erfcx within ``_SAFE`` (u = −a/√2 carries two
+    roundings, fl(√2) and the quotient, ≤ 0.81 ulp; the condition number of erfcx is ≤ 1), the
+    logarithm within 4 ulp·|log erfcx(u)|, a²/2 as 2 (a/2)² and the sums within 1.5 ulp·|·|: at
+    most 40 ulp·(1 + |log Φ(a)|) in all (every term is ≤ 0), budgeted as 48; the argument error
+    moves log Φ by at most (|a| + 2)·da (Birnbaum's bound on the Mills ratio). 2 (a/2)²
+    overflows only where a²/2 does (|a| > 1.9e154; a² alone overflows from 1.3e154 on): −inf
+    there, as log Φ(a) < −a²/2 is below the float range (the caller reports the most negative
+    float).
+    """
+    half_a = 0.5 * a
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        log_phi = np.log(erfcx_u) + (_LOG_HALF - 2.0 * (half_a * half_a))
+        ceiling = round_up_log(log_phi + (np.abs(a) + 2.0) * da, ulps=48)
+    return np.where(np.isneginf(log_phi), -np.inf, ceiling)
+
+
 def _log_width(th: np.ndarray) -> np.ndarray:
     """log(v − u) = log(θ/√2) for each θ, within 2 ulp (math.log, once per distinct θ): only
     at the points that take the quadrature rules (``short``), usually none."""
@@ -282,20 +303,7 @@ def gaussian_log_delta_bounds(theta: float | np.ndarray, eps: np.ndarray, *, low
                 # (with the rounding of the logarithms and of the sum) by 16 ulp·(1 + |sum|), as
                 # |sum| ≥ a²/2 − O(1) (the other terms are ≤ 0 or O(1))
                 val = round_up_log(head + log_up + e_sq, ulps=16)
-                # log Φ(a) = log(½ erfcx(u)) − a²/2 with the erfcx(u) above: erfcx within _SAFE
-                # (u = −a/√2 carries two roundings, fl(√2) and the quotient, ≤ 0.81 ulp; the
-                # condition number of erfcx is ≤ 1), the logarithm within 4 ulp·|log erfcx(u)|,
-                # a²/2 as 2 (a/2)² and the sums within 1.5 ulp·|·|: at most 40 ulp·(1 + |log
-                # Φ(a)|) in all (every term is ≤ 0), budgeted as 48. 2 (a/2)² overflows only
-                # where a²/2 does (|a| > 1.9e154; a² alone overflows from 1.3e154 on): −inf
-                # there, as log Φ(a) < −a²/2 is below the float range
-                half_a = 0.5 * aa
-                with np.errstate(divide="ignore"):
-                    log_phi_a = np.log(eu) + (_LOG_HALF - 2.0 * (half_a * half_a))
-                ceiling = round_up_log(log_phi_a + (np.abs(aa) + 2.0) * daa, ulps=48)
-                # a²/2 or ε/θ overflowed (log Φ(a) = −inf): log δ ≤ log Φ(a) is below the float
-                # range (reported as the most negative float below)
-                ceiling = np.where(np.isneginf(log_phi_a), -np.inf, ceiling)
+                ceiling = _log_phi_neg_upper(aa, eu, daa)
                 # where a² or ε/θ overflow the closed form is ±inf or NaN (δ > 0 is finite in
                 # log space): the ceiling log Φ(a) still holds (fmin ignores NaN)
                 val = np.where(np.isfinite(val), val, np.nan)
