@@ -131,20 +131,19 @@ def _arg_rel(x: np.ndarray, dx: np.ndarray, dval: np.ndarray, drel: np.ndarray) 
 def _log_phi_neg_upper(a: np.ndarray, erfcx_u: np.ndarray, da: np.ndarray) -> np.ndarray:
     """Upper bound on log Φ(a′) for every a′ within ``da`` of a < 0, from ``erfcx_u`` =
     erfcx(u) computed at u = fl(−a/√2) (the region-a ceiling of
-    :func:`gaussian_log_delta_bounds`, which has erfcx(u) already).
+    :func:`gaussian_log_delta_bounds`, which has erfcx(u) already): log_ndtr's own formula
+    (:func:`privamp._special.log_ndtr_neg_from_erfcx`) on that value.
 
-    log Φ(a) = log(½ erfcx(u)) − a²/2. Errors: erfcx within ``_SAFE`` (u = −a/√2 carries two
-    roundings, fl(√2) and the quotient, ≤ 0.81 ulp; the condition number of erfcx is ≤ 1), the
-    logarithm within 4 ulp·|log erfcx(u)|, a²/2 as 2 (a/2)² and the sums within 1.5 ulp·|·|: at
-    most 40 ulp·(1 + |log Φ(a)|) in all (every term is ≤ 0), budgeted as 48; the argument error
-    moves log Φ by at most (|a| + 2)·da (Birnbaum's bound on the Mills ratio). 2 (a/2)²
-    overflows only where a²/2 does (|a| > 1.9e154; a² alone overflows from 1.3e154 on): −inf
-    there, as log Φ(a) < −a²/2 is below the float range (the caller reports the most negative
-    float).
+    Errors: what log_ndtr has (within ``_SAFE`` (1 + |·|), like every special-function value)
+    except that erfcx's argument is fl(−a/√2) here, not fl(−a·fl(1/√2)): both within 0.81 ulp
+    of −a/√2 (two roundings each), and erfcx's condition number is ≤ 1, so at most 2 ulp more
+    of relative error in erfcx, 2 ulp absolute in the logarithm; budgeted as 48 ulp·(1 + |·|)
+    in all. The argument error moves log Φ by at most (|a| + 2)·da (Birnbaum's bound on the
+    Mills ratio). −inf where a²/2 overflows (|a| > 1.9e154: log Φ(a) < −a²/2 is below the float
+    range; the caller reports the most negative float).
     """
-    half_a = 0.5 * a
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        log_phi = np.log(erfcx_u) + (_LOG_HALF - 2.0 * (half_a * half_a))
+        log_phi = _special.log_ndtr_neg_from_erfcx(a, erfcx_u)
         ceiling = round_up_log(log_phi + (np.abs(a) + 2.0) * da, ulps=48)
     return np.where(np.isneginf(log_phi), -np.inf, ceiling)
 
