@@ -459,3 +459,47 @@ def test_bins_bound_the_unbinned_mixture(n, rate, max_batch):
     assert np.all(ref <= up * (1 + 1e-9))
     assert np.all(up <= ref * 1.05)
     assert len(curves["remove"].components) <= 30
+
+
+
+def _exact_substitution_curve(theta_s, eta, e):
+    """``f(α) = η δ(log(1 + (α − 1)/η))`` of the Gaussian profile δ at θ_S, and its symmetric
+    extension ``1 − α + α f(1/α)`` at ε < 0, at mpmath precision (ε a float)."""
+    e = mpmath.mpf(e)
+    if e < 0:
+        return 1 - mpmath.exp(e) + mpmath.exp(e) * _exact_substitution_curve(theta_s, eta, -e)
+    beta = 1 + mpmath.expm1(e) / eta
+    lb = mpmath.log(beta)
+    t = mpmath.mpf(theta_s)
+    return eta * (mpmath.ncdf(t / 2 - lb / t) - beta * mpmath.ncdf(-t / 2 - lb / t))
+
+
+@pytest.mark.parametrize(("n", "rate", "max_batch"), [(1000, 0.01, 5), (60_000, 0.01, 700),
+                                                       (7, 0.3, 2), (300, 0.2, 50)])
+def test_lower_values_bracket_the_same_curve(n, rate, max_batch):
+    """A substitution component's lower values come from its curve at η rounded down and its
+    upper values from η rounded up, with no minimum taken between them: the curve grows with η
+    (module docstring), so lower ≤ upper must hold by itself, for ε of either sign and far in
+    both tails; and both bracket the curve at the exact η = qB/(J + 1), computed here at
+    mpmath precision (a second implementation of the formula and of its extension)."""
+    theta = 1.0
+    mix = truncated_poisson_curves(theta, n, rate, max_batch)["remove"]
+    eps = np.concatenate([-np.geomspace(1e-9, 40.0, 40)[::-1], [0.0],
+                          np.geomspace(1e-9, 40.0, 40), [-np.inf, np.inf]])
+    assert np.all(mix.log_lower(eps) <= mix.log_upper(eps))
+    subst = [c for c in mix.components if not isinstance(c, PoissonGaussianCurve)]
+    assert subst
+    mpmath.mp.dps = 40
+    probe = np.concatenate([-np.geomspace(1e-3, 3.0, 6), np.geomspace(1e-3, 12.0, 12)])
+    for comp in subst:
+        lo, up = comp.log_lower(eps), comp.log_upper(eps)
+        assert np.all(lo <= up), comp
+        eta_up = getattr(comp, "upper", comp).profile.eta
+        j = round(rate * max_batch / eta_up) - 1  # the bin's first J
+        eta = mpmath.mpf(rate) * max_batch / (j + 1)
+        assert getattr(comp, "lower", comp).profile.eta <= eta <= eta_up
+        for e, lo_v, up_v in zip(probe, comp.log_lower(probe), comp.log_upper(probe),
+                                 strict=True):
+            exact = _exact_substitution_curve(2 * theta, eta, e)
+            assert mpmath.exp(lo_v) <= exact, (j, e)
+            assert exact <= mpmath.exp(up_v), (j, e)

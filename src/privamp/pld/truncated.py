@@ -111,7 +111,9 @@ class _BracketCurve(PairCurve):
         return self.upper.log_upper(eps)
 
     def log_lower(self, eps):
-        return np.minimum(self.lower.log_lower(eps), self.upper.log_upper(eps))
+        # no minimum with the upper values is needed: the curve grows with η (module
+        # docstring), so lower(η⁻) ≤ f(η⁻) ≤ f(η) ≤ f(η⁺) ≤ upper(η⁺)
+        return self.lower.log_lower(eps)
 
     def log_excess(self, eps):
         return self.upper.log_excess(eps)
