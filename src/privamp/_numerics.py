@@ -715,17 +715,23 @@ def _eps_map(x: np.ndarray, eta, log_eta, inverse: bool, up: bool) -> np.ndarray
         with np.errstate(under="ignore"):
             eta_arr = np.exp(log_eta)
     x, eta_arr, log_eta = np.broadcast_arrays(x, eta_arr, log_eta)
+    shape = x.shape
+    x, eta_arr, log_eta = (v.reshape(-1) for v in (x, eta_arr, log_eta))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         em1 = np.expm1(np.minimum(x, 700.0))
         y = em1 / eta_arr if inverse else eta_arr * em1
         a = (x <= 700.0) & np.isfinite(y) & (y >= TINY) & (eta_arr >= TINY)
-        val_a = np.log1p(np.where(a, y, 0.0))
-        ell = log_expm1(x)
-        t = ell - log_eta if inverse else ell + log_eta
-        val_b = np.logaddexp(0.0, t)
-        val = np.where(a, val_a, val_b)
-        err_b = val + np.minimum(1.0, val) * (1.0 + np.abs(log_eta) + np.abs(ell))
-        err = (EPS_MAP_ULPS * ULP) * np.where(a, val, np.where(np.isfinite(err_b), err_b, 0.0))
+        val = np.log1p(np.where(a, y, 0.0))
+        err = (EPS_MAP_ULPS * ULP) * val
+        b = ~a
+        if np.any(b):  # case B only where A does not apply (every operation is elementwise)
+            xb, log_eta_b = x[b], log_eta[b]
+            ell = log_expm1(xb)
+            t = ell - log_eta_b if inverse else ell + log_eta_b
+            val_b = np.logaddexp(0.0, t)
+            err_b = val_b + np.minimum(1.0, val_b) * (1.0 + np.abs(log_eta_b) + np.abs(ell))
+            val[b] = val_b
+            err[b] = (EPS_MAP_ULPS * ULP) * np.where(np.isfinite(err_b), err_b, 0.0)
     zero_eta = np.isneginf(log_eta)
     trivial = x if inverse else np.zeros_like(x)
     if up:
@@ -740,7 +746,7 @@ def _eps_map(x: np.ndarray, eta, log_eta, inverse: bool, up: bool) -> np.ndarray
         out = np.where(zero_eta, 0.0, out)
     out = np.where(np.isposinf(x) & ~zero_eta, np.inf, out)
     out = np.where(log_eta >= 0.0, x, out)  # η ≥ 1: the identity
-    return out
+    return out.reshape(shape)
 
 
 def amplify_eps(eps: Any, eta: Any = None, *, log_eta: Any = None, up: bool = True):
