@@ -629,6 +629,17 @@ class MaxCurve(PairCurve):
         lows = np.array([c.log_lower(eps) for c in self.curves])
         bounds = [c.slope_bounds(eps, tau, log_lower=lows[i]) for i, c in
                   enumerate(self.curves)]
+        return self._max_slopes(lows, bounds)
+
+    def lower_with_slopes(self, eps, tau):
+        """Each curve's lower values evaluated once (:meth:`PairCurve.lower_with_slopes`)."""
+        eps = np.atleast_1d(np.asarray(eps, dtype=float))
+        parts = [c.lower_with_slopes(eps, tau) for c in self.curves]
+        lows = np.array([v for v, _ in parts])
+        return lows.max(axis=0), self._max_slopes(lows, [b for _, b in parts])
+
+    @staticmethod
+    def _max_slopes(lows, bounds):
         s_lo = np.array([b[0] for b in bounds])
         s_hi = np.array([b[1] for b in bounds])
         top = lows.max(axis=0)

@@ -128,6 +128,16 @@ class PairCurve(abc.ABC):
         s_lo[rest], s_hi[rest] = sec_lo, sec_hi
         return s_lo.reshape(shape), s_hi.reshape(shape)
 
+    def lower_with_slopes(self, eps: np.ndarray, tau: float | np.ndarray
+                          ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """``(log_lower(eps), slope_bounds(eps, tau))``, the same numbers, with every value of
+        the curve evaluated once. This default passes the lower values on to
+        :meth:`slope_bounds`; curves made of other curves (:class:`~privamp.pld.mixture_curve.\
+MixtureCurve`, ``MaxCurve``) override it so that their components do the same, instead of
+        evaluating their lower values a second time inside :meth:`slope_bounds`."""
+        log_lower = self.log_lower(eps)
+        return log_lower, self.slope_bounds(eps, tau, log_lower=log_lower)
+
     def _closed_slopes(self, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Slope bounds in closed form where the curve has them, independent of the secant
         width: ``(where, s_lo, s_hi)``, ``where`` a boolean mask of the 1-D ``eps`` and the

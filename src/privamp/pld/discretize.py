@@ -354,16 +354,15 @@ def lower_masses(curve: PairCurve, h: float, i_lo: int, i_hi: int, *,
              for i, gap in below_grid if i + 1 < k_pts]
     eps = np.unique(np.concatenate([grid_eps, above])) if above else grid_eps
     n_lines = eps.size
-    log_d = curve.log_lower(eps)
+    # secant width: small against the cell (curvature error) but not so small that the value
+    # slack dominates the slope bounds
+    tau = max(h / 256.0, 4 * math.sqrt(curve.lower_slack)) if slope_tau is None else slope_tau
+    log_d, (s_lo, s_hi) = curve.lower_with_slopes(eps, tau)
     with np.errstate(under="ignore"):
         d = np.exp(log_d)
         p_inf = float(np.exp(curve.log_lower(np.array([np.inf]))[0]))
     p_inf = max(0.0, p_inf * (1 - 4 * ULP))
     alpha = np.exp(eps)
-    # secant width: small against the cell (curvature error) but not so small that the value
-    # slack dominates the slope bounds
-    tau = max(h / 256.0, 4 * math.sqrt(curve.lower_slack)) if slope_tau is None else slope_tau
-    s_lo, s_hi = curve.slope_bounds(eps, tau, log_lower=log_d)
     near_atoms = _points_near_atoms(atoms, eps, max(ATOM_CLOSE * h, tau))
     if near_atoms:
         # grid points whose secant windows reach an atom (the engine puts the nearest ones a

@@ -150,10 +150,20 @@ class MixtureCurve(PairCurve):
 
     def log_lower(self, eps):
         eps = np.asarray(eps, dtype=float)
-        vals = [c.log_lower(eps) for c in self.components]
+        return self._mix_lower(eps, [c.log_lower(eps) for c in self.components])
+
+    def _mix_lower(self, eps, vals):
         mix = self._combine(self.log_weights_lower, vals, up=False)
         # every pair has D_α ≥ max(1 − α, 0): the lower weights may sum to less than 1
         return np.maximum(mix, super().log_lower(eps))
+
+    def lower_with_slopes(self, eps, tau):
+        """Each component's lower values evaluated once, for the mixture's lower value and for
+        the component's own slope bounds (:meth:`PairCurve.lower_with_slopes`)."""
+        eps = np.asarray(eps, dtype=float)
+        parts = [c.lower_with_slopes(eps, tau) for c in self.components]
+        return (self._mix_lower(eps, [v for v, _ in parts]),
+                self._mix_slopes(eps, [b for _, b in parts]))
 
     def log_excess(self, eps):
         eps = np.asarray(eps, dtype=float)
@@ -169,12 +179,15 @@ class MixtureCurve(PairCurve):
 
     def slope_bounds(self, eps, tau, log_lower=None):
         eps = np.asarray(eps, dtype=float)
+        return self._mix_slopes(eps, [c.slope_bounds(eps, tau) for c in self.components])
+
+    def _mix_slopes(self, eps, bounds):
+        """The mixture's slope bounds from the components' ``(s_lo, s_hi)``."""
         s_lo = np.zeros(eps.shape)
         s_hi = np.zeros(eps.shape)
         w_up = np.exp(self.log_weights_upper) * (1 + 4 * ULP)
         w_lo = np.exp(self.log_weights_lower) * (1 - 4 * ULP)
-        for wu, wl, curve in zip(w_up, w_lo, self.components, strict=True):
-            lo, hi = curve.slope_bounds(eps, tau)
+        for wu, wl, (lo, hi) in zip(w_up, w_lo, bounds, strict=True):
             # slopes are ≤ 0: the larger weight gives the lower bound, the smaller the upper
             s_lo = s_lo + wu * lo
             s_hi = s_hi + wl * hi
