@@ -503,3 +503,29 @@ def test_lower_values_bracket_the_same_curve(n, rate, max_batch):
             exact = _exact_substitution_curve(2 * theta, eta, e)
             assert mpmath.exp(lo_v) <= exact, (j, e)
             assert exact <= mpmath.exp(up_v), (j, e)
+
+
+def _composite_curves():
+    from privamp.pld.allocation import MaxCurve
+
+    trunc = truncated_poisson_curves(1.0, 1000, 0.01, 5)
+    pair = [PoissonGaussianCurve(1.0, 0.1, "remove"), PoissonGaussianCurve(2.0, 0.05, "remove")]
+    biggest = MaxCurve(pair, "remove")
+    half = math.log(0.5)
+    return [trunc["remove"], trunc["add"], biggest,
+            MixtureCurve([(half, half, biggest), (half, half, pair[0])], "remove")]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_lower_with_slopes_is_log_lower_and_slope_bounds(index):
+    """The composite curves' one-pass ``lower_with_slopes`` (each component's lower values
+    evaluated once) gives exactly the numbers of ``log_lower`` and ``slope_bounds`` called
+    apart, with a scalar window and with a window per point."""
+    curve = _composite_curves()[index]
+    eps = np.concatenate([np.linspace(-6.0, 6.0, 41), [0.0, 1e-300, 30.0]])
+    for tau in (1e-5, np.full(eps.shape, 2e-6)):
+        low, (s_lo, s_hi) = curve.lower_with_slopes(eps, tau)
+        ref_lo, ref_hi = curve.slope_bounds(eps, tau)
+        assert np.array_equal(low, curve.log_lower(eps))
+        assert np.array_equal(s_lo, ref_lo)
+        assert np.array_equal(s_hi, ref_hi)
