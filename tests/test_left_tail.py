@@ -1,4 +1,4 @@
-"""The left end of a step's loss range leaves out the loss −∞ (it has no P-mass).
+"""The ends of a step's loss range; the left one leaves out the loss −∞ (it has no P-mass).
 
 The PLD engine cuts each step's loss at a left end ε₀ whose P-mass below is within the tail
 budget, from P(L < ε₀) ≤ e^{ε₀} E_Q[(α − e^L)_+; L > −∞]/(α − e^{ε₀}). The excess f(α) − (1 − α)
@@ -19,10 +19,11 @@ import mpmath
 import numpy as np
 import pytest
 
+from privamp.errors import LossRangeError
 from privamp.mechanisms.generic import ApproxDPProfile
 from privamp.mechanisms.laplace import LaplaceProfile
-from privamp.pld.curves import PoissonPairCurve, ProfileCurve
-from privamp.pld.engine import _left_end
+from privamp.pld.curves import PairCurve, PoissonPairCurve, ProfileCurve
+from privamp.pld.engine import _left_end, _right_end
 
 #: mpmath precision of this module's tests (tests/conftest.py sets it for each test)
 MPMATH_DPS = 50
@@ -97,3 +98,80 @@ def test_left_end_without_an_atom_at_minus_infinity(rate, orientation):
     atoms = np.sort(curve.atoms())
     # the bottom atom carries about half the P-mass: the cut must lie below it, at every rate
     assert cut < atoms[0]
+
+
+# ------------------------------------------------------------------------------------------
+# the search itself: doublings in a few calls, sectioning, curves that never get there
+# ------------------------------------------------------------------------------------------
+
+
+class _Linear(PairCurve):
+    """A synthetic curve with log f(e^ε) = −slope·ε for ε ≥ 0 and log(f − (1 − α)) =
+    slope·ε for ε ≤ 0 (not a real pair: only the tests the range search makes), recording the
+    points it is asked for; ``slope`` 0 never falls below a budget, NaN answers NaN."""
+
+    def __init__(self, slope):
+        self.slope = slope
+        self.calls = []
+
+    def log_upper(self, eps):
+        eps = np.asarray(eps, dtype=float)
+        self.calls.append(eps.copy())
+        return np.where(eps >= 0, -self.slope * eps, 0.0)
+
+    def log_excess(self, eps):
+        eps = np.asarray(eps, dtype=float)
+        self.calls.append(eps.copy())
+        return self.slope * eps
+
+
+BUDGET = math.log(1e-12)
+
+
+@pytest.mark.parametrize("end", [0.7, 3.0, 12.0, 40.0, 3e5])
+def test_right_end_is_the_smallest_feasible_point(end):
+    """The right end of log f = −slope·ε is −budget/slope: found within the 1e-6 tolerance
+    from above (a feasible point), whichever doubling chunk holds it, in at most three
+    doubling calls, and evaluating no doubling point beyond the chunk that holds it."""
+    curve = _Linear(-BUDGET / end)
+    curve.log_mass_at_infinity  # noqa: B018 - one call of its own, before the search
+    curve.calls.clear()
+    got = _right_end(curve, BUDGET)
+    assert end <= got <= end * (1 + 1e-6) * (1 + 1e-12)
+    # the doubling calls: every point 0 or a power of two ≥ 1 (sectioning rounds have 127
+    # points, most of them not powers of two)
+    doubling = [c for c in curve.calls
+                if np.all((c == 0) | ((c >= 1) & (np.frexp(c)[0] == 0.5)))]
+    assert 1 <= len(doubling) <= 3
+    chunk_top = {0.7: 4.0, 3.0: 4.0, 12.0: 16.0}.get(end, 2.0**20)
+    assert max(float(np.max(c)) for c in doubling) <= chunk_top
+    assert len(curve.calls) <= len(doubling) + 4  # then three or four sectioning rounds
+
+
+@pytest.mark.parametrize("end", [0.5, 3.0, 12.0, 40.0])
+def test_left_end_is_feasible_and_tight(end):
+    """The left end of the synthetic curve is a feasible point of the left-tail bound, and
+    a point 2e-6 inside it is not (the bound's own tolerance is 1e-6)."""
+    curve = _Linear(-BUDGET / end)
+    got = _left_end(curve, BUDGET)
+
+    def bound(e0):
+        half = e0 / 2
+        return e0 + curve.slope * half - (half + math.log1p(-math.exp(half)))
+
+    assert got < 0
+    assert bound(got) <= BUDGET
+    if got < -1e-9:
+        assert bound(got * (1 - 2e-6)) > BUDGET
+
+
+@pytest.mark.parametrize(("slope", "end"), [(0.0, "right"), (-2.0, "left"),
+                                            (math.nan, "right"), (math.nan, "left")])
+def test_ranges_of_a_curve_that_never_falls_are_refused(slope, end):
+    """A curve whose tail never falls below the budget (log f ≡ 0 on the right; on the left
+    an excess growing like e^{−2ε₀/2}, faster than the bound's factor e^{ε₀} shrinks), or that
+    answers NaN, gets a LossRangeError after the last doubling (2^20), never an end: the old
+    one-point search took NaN for a feasible point and returned 1.0 as a right end."""
+    search = _right_end if end == "right" else _left_end
+    with np.errstate(invalid="ignore"), pytest.raises(LossRangeError):
+        search(_Linear(slope), BUDGET)

@@ -461,7 +461,6 @@ def test_bins_bound_the_unbinned_mixture(n, rate, max_batch):
     assert len(curves["remove"].components) <= 30
 
 
-
 def _exact_substitution_curve(theta_s, eta, e):
     """``f(α) = η δ(log(1 + (α − 1)/η))`` of the Gaussian profile δ at θ_S, and its symmetric
     extension ``1 − α + α f(1/α)`` at ε < 0, at mpmath precision (ε a float)."""

@@ -223,7 +223,8 @@ def _log_p_inf(items, lower: bool) -> float:
 
 def _right_end(curve: PairCurve, log_budget: float) -> float:
     """Smallest ε ≥ 0 (to 1e-6 relative) with log f(e^ε) − log(finite part) ≤ budget
-    (:func:`~privamp._numerics.section_threshold`: the curve at 31 points per call)."""
+    (a doubling search in at most three calls, then :func:`~privamp._numerics.section_threshold`
+    with the curve at 127 points per call)."""
     log_inf = curve.log_mass_at_infinity
 
     def excess(e):
@@ -245,10 +246,13 @@ def _right_end(curve: PairCurve, log_budget: float) -> float:
 
 
 #: The trial points of the ranges' doubling searches, one call per tuple, in order: the
-#: doublings of the one-point-at-a-time search, fewer calls (a mixture of 29 amplified
-#: Gaussians costs about 30 ms a call, whatever its size), but never far beyond the end: a
-#: tabulated curve (Poisson under substitution) builds its table up to the largest ε it is
-#: asked for. The left end's bound evaluates the curve at ε₀/2, hence the shifted chunks.
+#: doublings of the one-point-at-a-time search (the same points, the first feasible one wins),
+#: in fewer calls (a mixture of 29 amplified Gaussians costs about 30 ms a call, whatever its
+#: size). Not all in one call: a tabulated curve builds its table up to the largest ε it is
+#: asked for (Poisson under substitution, up to its cap X_MAX = 64, evaluated directly
+#: beyond), so the first chunk stops at 4, where most steps end, and the second at 16; an end
+#: beyond 16 has the curve evaluated up to 2^20. The left end's bound evaluates the curve at
+#: ε₀/2, hence the shifted chunks.
 _RIGHT_TRIALS = ((0.0, 1.0, 2.0, 4.0), (8.0, 16.0), tuple(2.0**k for k in range(5, 21)))
 _LEFT_TRIALS = ((-1.0, -2.0, -4.0, -8.0), (-16.0, -32.0),
                 tuple(-(2.0**k) for k in range(6, 21)))
