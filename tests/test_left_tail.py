@@ -108,7 +108,8 @@ def test_left_end_without_an_atom_at_minus_infinity(rate, orientation):
 class _Linear(PairCurve):
     """A synthetic curve with log f(e^ε) = −slope·ε for ε ≥ 0 and log(f − (1 − α)) =
     slope·ε for ε ≤ 0 (not a real pair: only the tests the range search makes), recording the
-    points it is asked for; ``slope`` 0 never falls below a budget, NaN answers NaN."""
+    points it is asked for; ``slope`` 0 never falls below a budget on the right, −2 never on
+    the left, NaN answers NaN."""
 
     def __init__(self, slope):
         self.slope = slope

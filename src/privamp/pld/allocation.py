@@ -625,28 +625,22 @@ class MaxCurve(PairCurve):
         """The slopes of the curve whose lower value is the maximum (the maximum of convex
         functions has the active ones' subgradients); ties take the union. Only a selection of
         the curves' own brackets (their margins and subnormal slacks included): no rounding."""
-        eps = np.atleast_1d(np.asarray(eps, dtype=float))
-        lows = np.array([c.log_lower(eps) for c in self.curves])
-        bounds = [c.slope_bounds(eps, tau, log_lower=lows[i]) for i, c in
-                  enumerate(self.curves)]
-        return self._max_slopes(lows, bounds)
+        return self.lower_with_slopes(eps, tau)[1]
 
     def lower_with_slopes(self, eps, tau):
-        """Each curve's lower values evaluated once (:meth:`PairCurve.lower_with_slopes`)."""
+        """Each curve's lower values evaluated once (:meth:`PairCurve.lower_with_slopes`): they
+        give the maximum and say which curves are active for the slopes."""
         eps = np.atleast_1d(np.asarray(eps, dtype=float))
         parts = [c.lower_with_slopes(eps, tau) for c in self.curves]
         lows = np.array([v for v, _ in parts])
-        return lows.max(axis=0), self._max_slopes(lows, [b for _, b in parts])
-
-    @staticmethod
-    def _max_slopes(lows, bounds):
+        bounds = [b for _, b in parts]
         s_lo = np.array([b[0] for b in bounds])
         s_hi = np.array([b[1] for b in bounds])
         top = lows.max(axis=0)
         active = lows >= top
         lo = np.min(np.where(active, s_lo, np.inf), axis=0)
         hi = np.max(np.where(active, s_hi, -np.inf), axis=0)
-        return lo, hi
+        return top, (lo, hi)
 
     def __repr__(self) -> str:
         return f"MaxCurve({self.curves!r})"

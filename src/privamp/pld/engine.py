@@ -257,8 +257,7 @@ _RIGHT_TRIALS = ((0.0, 1.0, 2.0, 4.0), (8.0, 16.0), tuple(2.0**k for k in range(
 _LEFT_TRIALS = ((-1.0, -2.0, -4.0, -8.0), (-16.0, -32.0),
                 tuple(-(2.0**k) for k in range(6, 21)))
 #: Parts per round of the ranges' sectioning: three rounds reach 1e-6 (128³ > 10⁶); a curve at
-#: 127 points costs little more than at 31 (its cost is per call at these sizes: a mixture of
-#: 29 amplified Gaussians about 30 ms a call, whatever the size).
+#: 127 points costs little more than at 31 (at these sizes its cost is per call, as above).
 _RANGE_PARTS = 128
 
 
